@@ -1,0 +1,109 @@
+# SCHED_DEADLINE and the component framework, written anew for Linux 6.12
+# and proven in QEMU beside the tree's own implementation.  See README.md.
+#
+#   make run      build and boot ours, run the demonstration
+#   make test     every test on both kernels; ends with "N passed, N failed"
+#   make boot     boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
+#   make check    checkpatch --strict on every patch [BISECT=1: build each prefix]
+#   make dev-tree / make export    edit the series as git commits / write it out
+
+SHELL := /bin/sh
+
+KERNEL ?= ours
+KERNELS ?= stock ours
+DEBUG ?= 0
+SMP ?= 2
+ICOUNT ?=
+SUITE ?=
+TIMEOUT ?= 900
+ADD ?=
+RUN ?=
+FORCE ?= 0
+BISECT ?= 0
+
+OUT := $(or $(DLK_OUT),$(CURDIR)/out)
+export DLK_OUT := $(OUT)
+export DEBUG SMP ICOUNT SUITE TIMEOUT
+
+CC := gcc
+GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Itests/lib
+HOST_CFLAGS := -O2 -Wall -Wextra -Werror
+
+TEST_LIB := $(wildcard tests/lib/*.c) $(wildcard tests/lib/*.h)
+GUEST_PROGS := $(patsubst tests/guest/%.c,$(OUT)/guest/bin/%,$(wildcard tests/guest/*.c))
+SELFTEST_ROOT := $(OUT)/selftest/root
+SELFTEST_PROGS := $(patsubst harness/selftest/%.c,$(SELFTEST_ROOT)/tests/bin/%,\
+		  $(wildcard harness/selftest/*.c))
+KTAPSUM := $(OUT)/host/ktapsum
+INITRD := $(OUT)/base.cpio
+
+.PHONY: all help deps tree kernels guest initramfs test boot run check \
+	dev-tree export clean distclean
+
+all: help
+
+help:
+	@sed -n '3,9s/^# //p' Makefile
+
+deps:
+	@sh harness/deps.sh
+
+tree: deps
+	@sh harness/tree.sh
+
+kernels: tree
+	@for k in $(KERNELS); do sh harness/build-kernel.sh $$k $(DEBUG) || exit 1; done
+
+# Guest programs: static, so the initramfs needs no libraries.
+$(OUT)/guest/bin/%: tests/guest/%.c $(TEST_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB))
+
+$(SELFTEST_ROOT)/tests/bin/%: harness/selftest/%.c $(TEST_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB))
+
+$(SELFTEST_ROOT)/etc/dlk/suites: harness/selftest/suites
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(KTAPSUM): harness/ktapsum.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ $<
+
+$(INITRD): $(GUEST_PROGS) tests/guest/suites harness/init harness/mkinitramfs.sh
+	sh harness/mkinitramfs.sh $@ $(OUT)/guest/bin tests/guest/suites
+
+guest: $(GUEST_PROGS) $(SELFTEST_PROGS) $(SELFTEST_ROOT)/etc/dlk/suites $(KTAPSUM)
+
+initramfs: $(INITRD)
+
+# deps first: on a fresh machine it installs the compilers the rest needs.
+test: deps
+	@$(MAKE) --no-print-directory guest initramfs
+	@KERNELS="$(KERNELS)" INITRD=$(INITRD) KTAPSUM=$(KTAPSUM) \
+		SELFTEST_ADD=$(SELFTEST_ROOT) sh harness/test.sh
+
+boot: deps
+	@$(MAKE) --no-print-directory kernels initramfs KERNELS=$(KERNEL)
+	@KERNEL=$(KERNEL) INITRD=$(INITRD) ADD="$(ADD)" RUN='$(subst ','\'',$(RUN))' \
+		sh harness/make-boot.sh
+
+run: deps
+	@$(MAKE) --no-print-directory boot KERNEL=$(KERNEL) \
+		RUN='basic'
+
+check: deps tree
+	@BISECT=$(BISECT) sh harness/check.sh
+
+dev-tree: deps
+	@sh harness/series.sh dev $(FORCE)
+
+export:
+	@sh harness/series.sh export
+
+clean:
+	rm -rf $(OUT)
+
+distclean: clean
+	@sh -c '. harness/lib.sh; echo "removing $$DLK_CACHE"; rm -rf "$$DLK_CACHE"'

@@ -1,0 +1,69 @@
+#!/bin/sh
+# boot.sh: boot a kernel under QEMU (TCG) with the test initramfs.
+# Settings come from the environment (the Makefile passes them on):
+#   KERNEL=stock|ours  DEBUG=0|1  SMP=N  ICOUNT=SHIFT (empty: off)
+#   MODE=test|run|shell  RUN='command' (run mode)  ADD=DIR (copied into /)
+#   SUITES=a,b (test mode: only these)  TIMEOUT=seconds  INITRD=base.cpio
+#   LOGDIR=dir: receives console.log (ttyS0, the kernel's), guest.log
+#   (ttyS1, the programs' output), qemu.log and status.
+# Exit status: 124 when the guest did not finish in time (it is killed, the
+# logs stay); in run mode the command's own status; else QEMU's.
+. "$(dirname "$0")/lib.sh"
+
+KERNEL=${KERNEL:-ours}
+DEBUG=${DEBUG:-0}
+SMP=${SMP:-2}
+ICOUNT=${ICOUNT:-}
+MODE=${MODE:-test}
+TIMEOUT=${TIMEOUT:-600}
+INITRD=${INITRD:?INITRD is the base initramfs}
+LOGDIR=${LOGDIR:?LOGDIR is where the logs go}
+
+image=$(kernel_image "$KERNEL" "$DEBUG")
+[ -f "$image" ] || die "no kernel at $image (make kernels)"
+mkdir -p "$LOGDIR"
+rm -f "$LOGDIR"/console.log "$LOGDIR"/guest.log "$LOGDIR"/status
+
+# The per-boot archive: the RUN command and the ADD directory.
+over=$LOGDIR/overlay
+rm -rf "$over"
+mkdir -p "$over/etc/dlk"
+if [ -n "${ADD:-}" ]; then
+	[ -d "$ADD" ] || die "ADD=$ADD is not a directory"
+	cp -a "$ADD"/. "$over"/
+fi
+printf '%s\n' "${RUN:-true}" >"$over/etc/dlk/run.sh"
+cat "$INITRD" >"$LOGDIR/initrd.cpio"
+cpio_pack "$over" >>"$LOGDIR/initrd.cpio"
+
+mem=512
+[ "$DEBUG" = 1 ] && mem=2048
+append="console=ttyS0 panic=-1 oops=panic dlk.mode=$MODE dlk.cpus=$SMP"
+[ -n "$ICOUNT" ] && append="$append dlk.icount=$ICOUNT"
+[ -n "${SUITES:-}" ] && append="$append dlk.suites=$SUITES"
+set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \
+	-m "$mem" -smp "$SMP" -kernel "$image" -initrd "$LOGDIR/initrd.cpio" \
+	-append "$append"
+[ -n "$ICOUNT" ] && set -- "$@" -icount "shift=$ICOUNT,sleep=off"
+
+if [ "$MODE" = shell ]; then
+	exec qemu-system-x86_64 "$@" -serial mon:stdio -serial "file:$LOGDIR/guest.log"
+fi
+rc=0
+timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "$@" \
+	-serial "file:$LOGDIR/console.log" -serial "file:$LOGDIR/guest.log" \
+	</dev/null >"$LOGDIR/qemu.log" 2>&1 || rc=$?
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	echo "timeout $TIMEOUT" >"$LOGDIR/status"
+	echo "error: the guest did not finish within ${TIMEOUT}s and was killed;" \
+	     "logs in $LOGDIR" >&2
+	exit 124
+fi
+echo "qemu $rc" >"$LOGDIR/status"
+[ $rc = 0 ] || { cat "$LOGDIR/qemu.log" >&2; exit "$rc"; }
+if [ "$MODE" = run ]; then
+	st=$(tr -d '\r' <"$LOGDIR/guest.log" | sed -n 's/^@@DLK exit \([0-9]*\)$/\1/p')
+	[ -n "$st" ] || { echo "error: the command's exit status is missing" >&2; exit 1; }
+	exit "$st"
+fi
+exit 0

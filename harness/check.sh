@@ -1,0 +1,63 @@
+#!/bin/sh
+# check.sh: the checks of the series, 'make check'.
+#  - patches/series and the patch files agree, each patch is a git
+#    format-patch mail with a "subsystem: summary" subject and a
+#    Signed-off-by, and the series applies to the pinned tree;
+#  - scripts/checkpatch.pl --strict reports nothing (no error, warning or
+#    check) on any patch;
+#  - with BISECT=1, every prefix of the series builds (ours' configuration),
+#    incrementally in one build directory.
+. "$(dirname "$0")/lib.sh"
+
+bad=0
+fail() {
+	echo "FAIL  $*"
+	bad=$((bad + 1))
+}
+
+for p in $(series_files); do
+	[ -f "$TOP/patches/$p" ] || fail "series lists $p, which does not exist"
+done
+for f in "$TOP"/patches/*.patch; do
+	[ -e "$f" ] || continue
+	series_files | grep -qx "$(basename "$f")" ||
+		fail "$(basename "$f") is not in patches/series"
+done
+
+sh "$TOP/harness/tree.sh"
+
+for p in $(series_files); do
+	f=$TOP/patches/$p
+	subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f")
+	echo "$subj" | grep -q '^[a-z0-9/_ -]*: [A-Za-z]' ||
+		fail "$p: subject '$subj' is not 'subsystem: Summary'"
+	grep -q '^Signed-off-by: ' "$f" || fail "$p: no Signed-off-by"
+	out=$(cd "$SRC_STOCK" && perl scripts/checkpatch.pl --strict --terse \
+		--show-types "$f" 2>&1) || true
+	if echo "$out" | grep -q ': \(ERROR\|WARNING\|CHECK\):'; then
+		echo "$out" | grep ': \(ERROR\|WARNING\|CHECK\):'
+		fail "$p: checkpatch --strict is not clean"
+	else
+		echo "ok    $p: checkpatch --strict clean"
+	fi
+done
+
+if [ "${BISECT:-0}" = 1 ]; then
+	i=0
+	cd "$SRC_APPLY"
+	cgit checkout -q -f --detach base
+	for p in $(series_files); do
+		i=$((i + 1))
+		cgit am -q "$TOP/patches/$p" || { cgit am --abort; fail "$p does not apply"; break; }
+		if BUILD_SRC=$SRC_APPLY BUILD_NAME=bisect LENIENT=1 \
+			sh "$TOP/harness/build-kernel.sh" ours >"$VDIR/bisect.log" 2>&1; then
+			echo "ok    builds with patches 1-$i ($p)"
+		else
+			tail -20 "$VDIR/bisect.log"
+			fail "the series does not build at patch $i ($p)"
+		fi
+	done
+fi
+
+[ $bad = 0 ] || die "$bad check(s) failed"
+say "all checks passed"

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktapsum: turn the logs of a boot into test results, and results into the
+ * verdict of a run.
+ *
+ *   ktapsum parse -k KERNEL -o RESULTS [-c CONSOLE] [-K] [-g GUEST] [-D]
+ *                 [-T SECONDS] [-t TAPFILE -s SUITE]
+ *	Appends one record per test to RESULTS.  CONSOLE is the kernel's log
+ *	(ttyS0): it is scanned for oops, BUG, WARNING, lockdep, KASAN, UBSAN
+ *	and kmemleak reports and for KUnit's KTAP (-K: KUnit is built in, so
+ *	its output must be there).  GUEST is the test output (ttyS1), where
+ *	each suite is framed by "@@DLK suite NAME" and "@@DLK end NAME RC"
+ *	(-D: the guest must have printed "@@DLK done").  -T says the guest
+ *	was killed after SECONDS.  -t parses a plain TAP file from the host
+ *	as suite SUITE.
+ *
+ *   ktapsum summary RESULTS...
+ *	Prints the counts per kernel and suite, every failure by name, and
+ *	last "N passed, N failed" (", N skipped" when any were).  Exits 1 if
+ *	anything failed.
+ *
+ * A record is one line: KERNEL TAB SUITE TAB PASS|FAIL|SKIP TAB NAME TAB
+ * DETAIL.  Problems that are not a test's own verdict (a missing plan,
+ * fewer results than planned, a suite that crashed, a kernel report, a
+ * hung guest) are recorded as failed tests too, so that nothing that went
+ * wrong can be lost on the way to the last line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_LEVEL 8
+#define NDIAG 4
+#define TEXT 256
+
+struct ctx {
+	bool open;
+	int plan;		/* -1: none seen */
+	int count;		/* results at this level */
+	int leaves;		/* leaf results recorded below and at this level */
+	int fails;		/* failed leaves among them */
+	char name[TEXT];
+};
+
+struct doc {
+	const char *kernel;
+	const char *suite;	/* fixed suite name; NULL: from level 1 */
+	FILE *out;
+	struct ctx lv[MAX_LEVEL + 1];
+	char diag[NDIAG][TEXT];
+	int ndiag;
+	int failures;		/* records of FAIL written for this document */
+	int records;
+	bool seen;		/* a version line or a plan was seen */
+};
+
+static void clean(char *s)
+{
+	for (; *s; s++)
+		if (*s == '\t' || *s == '\r' || *s == '\n')
+			*s = ' ';
+}
+
+static void record(struct doc *d, const char *suite, const char *status,
+		   const char *name, const char *detail)
+{
+	char n[TEXT * 2], det[TEXT * NDIAG + 16];
+
+	snprintf(n, sizeof(n), "%s", name);
+	snprintf(det, sizeof(det), "%s", detail ? detail : "");
+	clean(n);
+	clean(det);
+	fprintf(d->out, "%s\t%s\t%s\t%s\t%s\n", d->kernel, suite, status, n,
+		det);
+	d->records++;
+	if (!strcmp(status, "FAIL"))
+		d->failures++;
+}
+
+static void problem(struct doc *d, const char *suite, const char *fmt, ...)
+{
+	char msg[TEXT * 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	record(d, suite, "FAIL", msg, "");
+}
+
+/* The suite a result at @level belongs to. */
+static const char *suite_of(struct doc *d, int level)
+{
+	static char buf[TEXT + 8];
+
+	if (d->suite)
+		return d->suite;
+	if (level >= 1 && d->lv[1].name[0]) {
+		snprintf(buf, sizeof(buf), "kunit:%s", d->lv[1].name);
+		return buf;
+	}
+	return "kunit";
+}
+
+static void doc_init(struct doc *d, const char *kernel, const char *suite,
+		     FILE *out)
+{
+	memset(d, 0, sizeof(*d));
+	d->kernel = kernel;
+	d->suite = suite;
+	d->out = out;
+}
+
+static void ctx_open(struct doc *d, int level)
+{
+	int i;
+
+	for (i = level; i <= MAX_LEVEL; i++) {
+		memset(&d->lv[i], 0, sizeof(d->lv[i]));
+		d->lv[i].plan = -1;
+	}
+	d->lv[level].open = true;
+	d->seen = true;
+}
+
+/* Checks a finished (sub)test's plan against what it printed. */
+static void ctx_close(struct doc *d, int level, const char *what)
+{
+	struct ctx *c = &d->lv[level];
+	const char *suite = suite_of(d, level);
+
+	if (!c->open)
+		return;
+	c->open = false;
+	if (c->plan < 0)
+		problem(d, suite, "%s printed no plan (%d results)", what,
+			c->count);
+	else if (c->count != c->plan)
+		problem(d, suite, "%s planned %d tests but reported %d", what,
+			c->plan, c->count);
+}
+
+static void detail_of(struct doc *d, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < d->ndiag && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s",
+				 i ? " | " : "", d->diag[i]);
+	d->ndiag = 0;
+}
+
+static void add_diag(struct doc *d, const char *s)
+{
+	if (d->ndiag == NDIAG) {
+		memmove(d->diag[0], d->diag[1], sizeof(d->diag[0]) * (NDIAG - 1));
+		d->ndiag--;
+	}
+	snprintf(d->diag[d->ndiag++], TEXT, "%s", s);
+}
+
+/* "ok 3 name # SKIP why" or "not ok 3 name": returns false if not one. */
+static bool parse_result(const char *s, bool *ok, char *name, size_t len,
+			 bool *skip)
+{
+	const char *p = s, *hash;
+	size_t n;
+
+	*ok = true;
+	if (!strncmp(p, "not ok", 6)) {
+		*ok = false;
+		p += 6;
+	} else if (!strncmp(p, "ok", 2)) {
+		p += 2;
+	} else {
+		return false;
+	}
+	if (*p != ' ' && *p != '\0')
+		return false;
+	while (*p == ' ')
+		p++;
+	while (isdigit((unsigned char)*p))
+		p++;
+	while (*p == ' ' || *p == '-')
+		p++;
+	hash = strstr(p, " # ");
+	if (!hash && !strncmp(p, "# ", 2))
+		hash = p - 1;
+	n = hash ? (size_t)(hash - p) : strlen(p);
+	if (n >= len)
+		n = len - 1;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	*skip = hash && !strncasecmp(hash + 3, "SKIP", 4);
+	return true;
+}
+
+/* The name of a leaf: its parents' names (from level 2 down) and its own. */
+static void leaf_name(struct doc *d, int level, const char *desc, char *buf,
+		      size_t len)
+{
+	int first = d->suite ? 1 : 2, i;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (i = first; i <= level && i <= MAX_LEVEL; i++)
+		if (d->lv[i].name[0])
+			used += snprintf(buf + used, len - used, "%s/",
+					 d->lv[i].name);
+	snprintf(buf + used, len - used, "%s", desc);
+}
+
+static void on_result(struct doc *d, int level, const char *s)
+{
+	char desc[TEXT], name[TEXT * 2], det[TEXT * NDIAG + 8];
+	bool ok, skip, leaf = true;
+	int i, sub_fails = 0;
+
+	if (!parse_result(s, &ok, desc, sizeof(desc), &skip))
+		return;
+	if (!d->lv[level].open)
+		ctx_open(d, level);
+	if (level < MAX_LEVEL && d->lv[level + 1].open) {
+		struct ctx *sub = &d->lv[level + 1];
+
+		if (!sub->name[0])
+			snprintf(sub->name, sizeof(sub->name), "%s", desc);
+		leaf = sub->leaves == 0;
+		sub_fails = sub->fails;
+		ctx_close(d, level + 1, sub->name);
+	}
+	d->lv[level].count++;
+	if (!leaf) {
+		if (!ok && !sub_fails)
+			problem(d, suite_of(d, level + 1),
+				"%s failed without a failing test", desc);
+		d->ndiag = 0;
+		return;
+	}
+	for (i = 0; i <= level; i++) {
+		d->lv[i].leaves++;
+		d->lv[i].fails += !ok && !skip;
+	}
+	leaf_name(d, level, desc, name, sizeof(name));
+	detail_of(d, det, sizeof(det));
+	record(d, suite_of(d, level), skip ? "SKIP" : ok ? "PASS" : "FAIL",
+	       name, ok ? "" : det);
+}
+
+/* Feeds one line of a KTAP/TAP document (prefixes already removed). */
+static void ktap_line(struct doc *d, const char *line)
+{
+	int indent = 0, level;
+	const char *s;
+
+	while (line[indent] == ' ')
+		indent++;
+	s = line + indent;
+	level = indent / 4;
+	if (level > MAX_LEVEL)
+		return;
+	if (!strncmp(s, "KTAP version ", 13) || !strncmp(s, "TAP version ", 12)) {
+		if (level == 0 && d->lv[0].open)
+			ctx_close(d, 0, d->suite ? d->suite : "KUnit");
+		ctx_open(d, level);
+	} else if (!strncmp(s, "# Subtest: ", 11)) {
+		if (!d->lv[level].open)
+			ctx_open(d, level);
+		snprintf(d->lv[level].name, TEXT, "%s", s + 11);
+	} else if (!strncmp(s, "1..", 3) && isdigit((unsigned char)s[3])) {
+		if (!d->lv[level].open)
+			ctx_open(d, level);
+		d->lv[level].plan = atoi(s + 3);
+	} else if (!strncmp(s, "ok", 2) || !strncmp(s, "not ok", 6)) {
+		on_result(d, level, s);
+	} else if (!strncmp(s, "Bail out!", 9)) {
+		problem(d, suite_of(d, level), "bailed out: %s", s + 9);
+	} else if (s[0] == '#') {
+		add_diag(d, s);
+	}
+}
+
+/* Closes every open level of a document, innermost first. */
+static void doc_finish(struct doc *d, const char *what)
+{
+	int i;
+
+	for (i = MAX_LEVEL; i >= 1; i--)
+		if (d->lv[i].open)
+			ctx_close(d, i, d->lv[i].name[0] ? d->lv[i].name : what);
+	if (d->lv[0].open)
+		ctx_close(d, 0, what);
+}
+
+/* Strips the printk timestamp "[    1.234567] " and the line ending. */
+static char *kernel_msg(char *line)
+{
+	char *p;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	if (line[0] == '[') {
+		p = strchr(line, ']');
+		if (p && p[1] == ' ')
+			return p + 2;
+		if (p && p[1] == '\0')
+			return p + 1;
+	}
+	return line;
+}
+
+static const char *const report_prefix[] = {
+	"BUG:", "WARNING:", "Oops:", "Kernel panic", "kernel BUG at",
+	"general protection fault", "UBSAN:", "INFO: task",
+	"INFO: possible", "INFO: trying to register non-static key",
+	"Unable to handle kernel", "watchdog: BUG:", "rcu: INFO:", NULL
+};
+
+static const char *const report_substr[] = {
+	"suspected memory leak", "detected stall", "DEBUG_LOCKS_WARN_ON",
+	NULL
+};
+
+static bool is_report(const char *m)
+{
+	int i;
+
+	while (*m == ' ')
+		m++;
+	for (i = 0; report_prefix[i]; i++)
+		if (!strncmp(m, report_prefix[i], strlen(report_prefix[i])))
+			return true;
+	for (i = 0; report_substr[i]; i++)
+		if (strstr(m, report_substr[i]))
+			return true;
+	return false;
+}
+
+static FILE *open_log(const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fprintf(stderr, "ktapsum: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+static int parse_console(const char *kernel, const char *path, bool kunit,
+			 FILE *out)
+{
+	char line[4096];
+	int reports = 0;
+	unsigned long n = 0;
+	struct doc d;
+	FILE *f;
+
+	doc_init(&d, kernel, NULL, out);
+	f = open_log(path);
+	if (!f) {
+		problem(&d, "boot", "no console log %s", path);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *m = kernel_msg(line);
+
+		n++;
+		if (is_report(m) && reports++ < 20)
+			problem(&d, "kernel-log", "console line %lu: %s", n, m);
+		ktap_line(&d, m);
+	}
+	fclose(f);
+	doc_finish(&d, "KUnit");
+	if (kunit && !d.seen)
+		problem(&d, "kunit", "KUnit is built in but printed no KTAP");
+	return 0;
+}
+
+/* A guest suite's end: its document, its exit status, its time limit. */
+static void guest_suite_end(struct doc *d, int rc, const char *timeout)
+{
+	if (!d->seen)
+		problem(d, d->suite, "printed no TAP plan (exit status %d)", rc);
+	doc_finish(d, d->suite);
+	if (timeout)
+		problem(d, d->suite, "killed after its time limit of %ss",
+			timeout);
+	else if (rc != 0 && d->failures == 0)
+		problem(d, d->suite, "exited with status %d and no failed test",
+			rc);
+	else if (rc == 0 && d->failures)
+		problem(d, d->suite, "exited with status 0 despite failures");
+}
+
+struct guest_state {
+	struct doc d;
+	char suite[TEXT];
+	char timeout[32];
+	bool in_suite;
+	bool done;
+};
+
+static void guest_marker(struct guest_state *g, const char *m, FILE *out,
+			 const char *kernel)
+{
+	char name[TEXT];
+	int rc;
+
+	if (sscanf(m, "suite %255s", name) == 1) {
+		if (g->in_suite)
+			guest_suite_end(&g->d, -1, NULL);
+		snprintf(g->suite, sizeof(g->suite), "%s", name);
+		doc_init(&g->d, kernel, g->suite, out);
+		g->in_suite = true;
+		g->timeout[0] = '\0';
+	} else if (sscanf(m, "timeout %255s %31s", name, g->timeout) == 2) {
+		/* the end marker follows */
+	} else if (sscanf(m, "end %255s %d", name, &rc) == 2 && g->in_suite) {
+		guest_suite_end(&g->d, rc, g->timeout[0] ? g->timeout : NULL);
+		g->in_suite = false;
+	} else if (!strcmp(m, "done")) {
+		g->done = true;
+	}
+}
+
+static int parse_guest(const char *kernel, const char *path, bool need_done,
+		       FILE *out)
+{
+	struct guest_state g = { 0 };
+	char line[4096];
+	FILE *f;
+
+	doc_init(&g.d, kernel, "boot", out);
+	f = open_log(path);
+	if (!f) {
+		problem(&g.d, "boot", "no guest log %s", path);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncmp(line, "@@DLK ", 6))
+			guest_marker(&g, line + 6, out, kernel);
+		else if (g.in_suite)
+			ktap_line(&g.d, line);
+	}
+	fclose(f);
+	if (g.in_suite) {
+		doc_finish(&g.d, g.suite);
+		problem(&g.d, g.suite, "did not finish (the guest stopped in it)");
+	}
+	if (need_done && !g.done) {
+		doc_init(&g.d, kernel, "boot", out);
+		problem(&g.d, "boot", "the guest did not finish its suites");
+	}
+	return 0;
+}
+
+static int parse_tap(const char *kernel, const char *suite, const char *path,
+		     FILE *out)
+{
+	char line[4096];
+	struct doc d;
+	FILE *f;
+
+	doc_init(&d, kernel, suite, out);
+	f = open_log(path);
+	if (!f) {
+		problem(&d, suite, "no output file %s", path);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		ktap_line(&d, line);
+	}
+	fclose(f);
+	if (!d.seen)
+		problem(&d, suite, "printed no TAP plan");
+	doc_finish(&d, suite);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: ktapsum parse -k KERNEL -o RESULTS [-c CONSOLE [-K]]\n"
+		"                     [-g GUEST [-D]] [-T SECONDS] [-t TAP -s SUITE]\n"
+		"       ktapsum summary RESULTS...\n");
+	return 2;
+}
+
+struct parse_args {
+	const char *kernel, *out, *console, *guest, *tap, *suite, *timeout;
+	bool kunit, need_done;
+};
+
+static int cmd_parse(int argc, char **argv)
+{
+	struct parse_args a = { 0 };
+	struct doc d;
+	FILE *out;
+	int c;
+
+	while ((c = getopt(argc, argv, "k:o:c:Kg:DT:t:s:")) != -1) {
+		switch (c) {
+		case 'k': a.kernel = optarg; break;
+		case 'o': a.out = optarg; break;
+		case 'c': a.console = optarg; break;
+		case 'K': a.kunit = true; break;
+		case 'g': a.guest = optarg; break;
+		case 'D': a.need_done = true; break;
+		case 'T': a.timeout = optarg; break;
+		case 't': a.tap = optarg; break;
+		case 's': a.suite = optarg; break;
+		default: return usage();
+		}
+	}
+	if (!a.kernel || !a.out || (a.tap && !a.suite))
+		return usage();
+	out = fopen(a.out, "a");
+	if (!out) {
+		fprintf(stderr, "ktapsum: %s: %s\n", a.out, strerror(errno));
+		return 2;
+	}
+	doc_init(&d, a.kernel, "boot", out);
+	if (a.timeout)
+		problem(&d, "boot", "the guest hung: killed after %ss",
+			a.timeout);
+	if (a.console)
+		parse_console(a.kernel, a.console, a.kunit, out);
+	if (a.guest)
+		parse_guest(a.kernel, a.guest, a.need_done && !a.timeout, out);
+	if (a.tap)
+		parse_tap(a.kernel, a.suite, a.tap, out);
+	return fclose(out) ? 2 : 0;
+}
+
+/* summary */
+
+struct tally {
+	char kernel[64], suite[TEXT];
+	int pass, fail, skip;
+};
+
+static struct tally *tallies;
+static int ntallies;
+
+static struct tally *tally_of(const char *kernel, const char *suite)
+{
+	struct tally *t;
+	int i;
+
+	for (i = 0; i < ntallies; i++)
+		if (!strcmp(tallies[i].kernel, kernel) &&
+		    !strcmp(tallies[i].suite, suite))
+			return &tallies[i];
+	t = realloc(tallies, sizeof(*t) * (ntallies + 1));
+	if (!t) {
+		perror("ktapsum");
+		exit(2);
+	}
+	tallies = t;
+	t = &tallies[ntallies++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->kernel, sizeof(t->kernel), "%s", kernel);
+	snprintf(t->suite, sizeof(t->suite), "%s", suite);
+	return t;
+}
+
+/* Splits a record into its five fields; false if it is not one. */
+static bool split_record(char *line, char **f)
+{
+	int i;
+
+	line[strcspn(line, "\n")] = '\0';
+	f[0] = line;
+	for (i = 1; i < 5; i++) {
+		f[i] = strchr(f[i - 1], '\t');
+		if (!f[i])
+			return false;
+		*f[i]++ = '\0';
+	}
+	return true;
+}
+
+static int read_results(const char *path, FILE *failures)
+{
+	char line[8192], *f[5];
+	struct tally *t;
+	FILE *in = open_log(path);
+
+	if (!in)
+		return 1;
+	while (fgets(line, sizeof(line), in)) {
+		if (!split_record(line, f)) {
+			fprintf(failures, "FAIL  %s: malformed record\n", path);
+			tally_of("harness", "results")->fail++;
+			continue;
+		}
+		t = tally_of(f[0], f[1]);
+		if (!strcmp(f[2], "PASS")) {
+			t->pass++;
+		} else if (!strcmp(f[2], "SKIP")) {
+			t->skip++;
+		} else {
+			t->fail++;
+			fprintf(failures, "FAIL  %s/%s: %s%s%s\n", f[0], f[1],
+				f[3], f[4][0] ? "\n        " : "", f[4]);
+		}
+	}
+	fclose(in);
+	return 0;
+}
+
+static int cmd_summary(int argc, char **argv)
+{
+	int i, pass = 0, fail = 0, skip = 0, bad = 0;
+	const char *kernel = "";
+	FILE *failures = tmpfile();
+	char buf[4096];
+	size_t n;
+
+	if (argc < 2 || !failures)
+		return usage();
+	for (i = 1; i < argc; i++)
+		bad += read_results(argv[i], failures);
+	for (i = 0; i < ntallies; i++) {
+		struct tally *t = &tallies[i];
+
+		if (strcmp(kernel, t->kernel))
+			printf("%s:\n", t->kernel);
+		kernel = t->kernel;
+		printf("  %-40s %4d passed, %d failed", t->suite, t->pass,
+		       t->fail);
+		printf(t->skip ? ", %d skipped\n" : "\n", t->skip);
+		pass += t->pass;
+		fail += t->fail;
+		skip += t->skip;
+	}
+	rewind(failures);
+	while ((n = fread(buf, 1, sizeof(buf), failures)) > 0)
+		fwrite(buf, 1, n, stdout);
+	fail += bad;
+	printf("%d passed, %d failed", pass, fail);
+	printf(skip ? ", %d skipped\n" : "\n", skip);
+	return fail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "parse"))
+		return cmd_parse(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "summary"))
+		return cmd_summary(argc - 1, argv + 1);
+	return usage();
+}

@@ -1,0 +1,84 @@
+#!/bin/sh
+# selftest.sh: the harness's own tests, as TAP on stdout.  Each boots a
+# kernel with something that goes wrong on purpose (a failing test, a
+# suite with no plan, one that stops short, one past its time limit, a
+# hung guest, a kernel crash) and checks that the parser turns it into the
+# failure it is, by name, and that the verdict is a failure.
+. "$(dirname "$0")/lib.sh"
+
+: "${KTAPSUM:?}" "${INITRD:?}" "${SELFTEST_ADD:?}"
+KERNEL=${KERNEL:-ours}
+export KERNEL
+work=$DLK_OUT/logs/selftest
+rm -rf "$work"
+mkdir -p "$work"
+n=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+	fi
+}
+
+# expect NAME FILE PATTERN: FILE has a line matching PATTERN
+expect() {
+	grep -q -- "$3" "$2"
+	r=$?
+	[ $r = 0 ] || echo "# $1: no line matching '$3' in $2"
+	ok $r "$1"
+}
+
+# verdict DIR [PARSE ARGS...]: parse a boot's logs, summarise into DIR/summary
+verdict() {
+	d=$1
+	shift
+	rm -f "$d/r.tsv"
+	"$KTAPSUM" parse -k st -o "$d/r.tsv" -c "$d/console.log" \
+		-g "$d/guest.log" "$@"
+	"$KTAPSUM" summary "$d/r.tsv" >"$d/summary" 2>&1
+	echo $? >"$d/summary.rc"
+}
+
+echo "TAP version 13"
+echo "1..13"
+
+# 1. Guest suites that go wrong, in one boot.
+d=$work/suites
+MODE=test ADD=$SELFTEST_ADD TIMEOUT=120 LOGDIR=$d sh "$TOP/harness/boot.sh" >/dev/null 2>&1
+verdict "$d" -D
+s=$d/summary
+expect "a failing test is named" "$s" "^FAIL  st/st-tap: deliberate_failure"
+expect "its diagnostic is shown" "$s" "this test fails on purpose"
+expect "a test killed by a signal fails" "$s" "^FAIL  st/st-tap: dies_of_a_signal"
+expect "passes and skips are counted" "$s" "st-tap  *1 passed, 2 failed, 1 skipped"
+expect "a suite with no plan fails" "$s" "^FAIL  st/st-noplan: st-noplan printed no plan"
+expect "a suite short of its plan fails" "$s" "^FAIL  st/st-short: st-short planned 3 tests but reported 2"
+expect "a suite past its time limit fails" "$s" "^FAIL  st/st-slow: killed after its time limit of 3s"
+expect "the suites after it still run" "$s" "st-good  *1 passed, 0 failed"
+[ "$(cat "$d/summary.rc")" = 1 ]
+ok $? "the verdict of a run with failures is a failure"
+
+# 2. A guest that never powers off is killed at its time limit.
+d=$work/hang
+st=0
+MODE=run RUN='sleep 1000' TIMEOUT=15 LOGDIR=$d sh "$TOP/harness/boot.sh" >/dev/null 2>&1 || st=$?
+[ $st = 124 ]
+ok $? "a hung guest is killed at its time limit (boot.sh exit $st)"
+verdict "$d" -D -T 15
+expect "a hung guest is a failure" "$d/summary" "^FAIL  st/boot: the guest hung: killed after 15s"
+
+# 3. A kernel crash is found in the console log.
+d=$work/crash
+MODE=run RUN='echo c >/proc/sysrq-trigger' TIMEOUT=60 LOGDIR=$d sh "$TOP/harness/boot.sh" >/dev/null 2>&1
+verdict "$d"
+expect "a kernel panic in the console log is a failure" "$d/summary" "^FAIL  st/kernel-log: console line [0-9]*: Kernel panic"
+
+# 4. make boot passes the command's exit status on.
+d=$work/status
+st=0
+MODE=run RUN='echo hello; exit 3' TIMEOUT=60 LOGDIR=$d sh "$TOP/harness/boot.sh" >/dev/null 2>&1 || st=$?
+[ $st = 3 ] && grep -q '^hello' "$d/guest.log"
+ok $? "boot RUN= returns the command's status and output (got $st)"

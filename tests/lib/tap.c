@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TAP producer: see tap.h.  The child reports its verdict through its exit
+ * status (0 pass, 1 fail, 4 skip) and a skip reason through a pipe.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+enum { TAP_PASS = 0, TAP_FAIL = 1, TAP_SKIP = 4 };
+
+static bool failed;
+static int skip_fd = -1;
+
+static void vdiag(const char *fmt, va_list ap)
+{
+	printf("# ");
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(fmt, ap);
+	va_end(ap);
+}
+
+static void vcheck(bool ok, const char *file, int line, const char *fmt,
+		   va_list ap)
+{
+	char msg[512];
+
+	if (ok)
+		return;
+	failed = true;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tap_diag("%s:%d: %s", file, line, msg);
+}
+
+void tap_check(bool ok, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vcheck(ok, file, line, fmt, ap);
+	va_end(ap);
+}
+
+void tap_fail_now(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vcheck(false, file, line, fmt, ap);
+	va_end(ap);
+	exit(TAP_FAIL);
+}
+
+void tap_skip_now(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (skip_fd >= 0 && write(skip_fd, msg, strlen(msg)) < 0)
+		tap_diag("skip reason lost: %s", strerror(errno));
+	exit(TAP_SKIP);
+}
+
+void tap_check_errno(long ret, int err, int want, const char *wname,
+		     const char *file, int line, const char *what)
+{
+	if (ret == -1 && err == want)
+		return;
+	if (ret == -1)
+		tap_check(false, file, line, "%s: errno %d (%s), want %s",
+			  what, err, strerror(err), wname);
+	else
+		tap_check(false, file, line, "%s: returned %ld, want -1 %s",
+			  what, ret, wname);
+}
+
+static void child(const struct tap_test *t, int fd)
+{
+	skip_fd = fd;
+	t->fn();
+	fflush(stdout);
+	exit(failed ? TAP_FAIL : TAP_PASS);
+}
+
+/* Runs one test; returns its verdict and fills @why for a skip. */
+static int run_one(const struct tap_test *t, char *why, size_t len)
+{
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	why[0] = '\0';
+	if (pipe(fds) < 0)
+		return TAP_FAIL;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		return TAP_FAIL;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child(t, fds[1]);
+	}
+	close(fds[1]);
+	n = read(fds[0], why, len - 1);
+	why[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return TAP_FAIL;
+	if (WIFSIGNALED(status)) {
+		tap_diag("%s: killed by signal %d (%s)", t->name,
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return TAP_FAIL;
+	}
+	return WEXITSTATUS(status);
+}
+
+int tap_run(const struct tap_test *tests)
+{
+	int n = 0, i, nfail = 0;
+	char why[256];
+
+	while (tests[n].name)
+		n++;
+	printf("TAP version 13\n1..%d\n", n);
+	for (i = 0; i < n; i++) {
+		int v = run_one(&tests[i], why, sizeof(why));
+
+		if (v == TAP_PASS) {
+			printf("ok %d %s\n", i + 1, tests[i].name);
+		} else if (v == TAP_SKIP) {
+			printf("ok %d %s # SKIP %s\n", i + 1, tests[i].name, why);
+		} else {
+			printf("not ok %d %s\n", i + 1, tests[i].name);
+			nfail++;
+		}
+		fflush(stdout);
+	}
+	return nfail ? 1 : 0;
+}

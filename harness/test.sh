@@ -44,4 +44,9 @@ if [ -z "${SUITE:-}" ] || [ "${SUITE:-}" = harness ]; then
 fi
 
 echo
-"$KTAPSUM" summary "$results"/*.tsv
+set --
+for k in $KERNELS; do
+	set -- "$@" "$results/$(kernel_name "$k" "$DEBUG").tsv"
+done
+[ -f "$results/host.tsv" ] && set -- "$@" "$results/host.tsv"
+"$KTAPSUM" summary "$@"

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dl.h"
@@ -35,4 +39,28 @@ int dl_become(uint64_t runtime, uint64_t deadline, uint64_t period,
 	struct dl_attr a = dl_attr_make(runtime, deadline, period, flags);
 
 	return dl_setattr(0, &a, 0) ? -1 : 0;
+}
+
+pid_t sleeper_spawn(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+void sleeper_end(pid_t pid)
+{
+	struct dl_attr other = { .size = DL_ATTR_SIZE_VER1 };
+
+	dl_setattr(pid, &other, 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }

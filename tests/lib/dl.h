@@ -13,6 +13,14 @@
 
 #ifndef SCHED_DEADLINE
 #define SCHED_DEADLINE 6
+/*
+ * A child that sleeps until sleeper_end(), for tests that change another
+ * task's parameters.  sleeper_end() makes it SCHED_OTHER again first, so
+ * that even a tiny budget cannot slow its exit down.
+ */
+pid_t sleeper_spawn(void);
+void sleeper_end(pid_t pid);
+
 #endif
 #define SCHED_RESET_ON_FORK_BIT 0x40000000
 
@@ -56,5 +64,13 @@ struct dl_attr dl_attr_make(uint64_t runtime, uint64_t deadline,
 /* Makes the caller a deadline task; 0 or -1 and errno. */
 int dl_become(uint64_t runtime, uint64_t deadline, uint64_t period,
 	      uint64_t flags);
+
+/*
+ * A child that sleeps until sleeper_end(), for tests that change another
+ * task's parameters.  sleeper_end() makes it SCHED_OTHER again first, so
+ * that even a tiny budget cannot slow its exit down.
+ */
+pid_t sleeper_spawn(void);
+void sleeper_end(pid_t pid);
 
 #endif

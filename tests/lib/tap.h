@@ -10,6 +10,7 @@
 #ifndef DLK_TAP_H
 #define DLK_TAP_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -43,7 +44,13 @@ void tap_skip_now(const char *fmt, ...)
 
 /* A syscall result that must be -1 with errno E. */
 #define CHECK_ERRNO(ret, e, what)					\
-	tap_check_errno((ret), errno, (e), #e, __FILE__, __LINE__, (what))
+	do {								\
+		long r_ = (ret);					\
+		int e_ = errno;						\
+									\
+		tap_check_errno(r_, e_, (e), #e, __FILE__, __LINE__,	\
+				(what));				\
+	} while (0)
 void tap_check_errno(long ret, int err, int want, const char *wname,
 		     const char *file, int line, const char *what);
 

@@ -12,7 +12,7 @@ SHELL := /bin/sh
 KERNEL ?= ours
 KERNELS ?= stock ours
 DEBUG ?= 0
-SMP ?= 2
+SMP ?=
 ICOUNT ?=
 SUITE ?=
 TIMEOUT ?= 900
@@ -84,10 +84,13 @@ test: deps
 	@KERNELS="$(KERNELS)" INITRD=$(INITRD) KTAPSUM=$(KTAPSUM) \
 		SELFTEST_ADD=$(SELFTEST_ROOT) sh harness/test.sh
 
+# make can only exit 0 or 2: harness/make-boot.sh, run directly with the
+# same variables, exits with the command's own status.  $(value RUN) keeps
+# make from expanding a '$' in the command.
 boot: deps
 	@$(MAKE) --no-print-directory kernels initramfs KERNELS=$(KERNEL)
-	@KERNEL=$(KERNEL) INITRD=$(INITRD) ADD="$(ADD)" RUN='$(subst ','\'',$(RUN))' \
-		sh harness/make-boot.sh
+	@DLK_PREPARED=1 KERNEL=$(KERNEL) INITRD=$(INITRD) ADD="$(ADD)" \
+		RUN='$(subst ','\'',$(value RUN))' sh harness/make-boot.sh
 
 run: deps
 	@$(MAKE) --no-print-directory boot KERNEL=$(KERNEL) \

@@ -3,16 +3,17 @@
  * ktapsum: turn the logs of a boot into test results, and results into the
  * verdict of a run.
  *
- *   ktapsum parse -k KERNEL -o RESULTS [-c CONSOLE] [-K] [-g GUEST] [-D]
- *                 [-T SECONDS] [-t TAPFILE -s SUITE]
+ *   ktapsum parse -k KERNEL -o RESULTS [-p BOOT] [-c CONSOLE] [-K|-N]
+ *                 [-g GUEST] [-D] [-T SECONDS] [-t TAPFILE -s SUITE]
  *	Appends one record per test to RESULTS.  CONSOLE is the kernel's log
  *	(ttyS0): it is scanned for oops, BUG, WARNING, lockdep, KASAN, UBSAN
  *	and kmemleak reports and for KUnit's KTAP (-K: KUnit is built in, so
- *	its output must be there).  GUEST is the test output (ttyS1), where
+ *	its output must be there; -N: it is not read, as another boot of the
+ *	same kernel counts it).  GUEST is the test output (ttyS1), where
  *	each suite is framed by "@@DLK suite NAME" and "@@DLK end NAME RC"
  *	(-D: the guest must have printed "@@DLK done").  -T says the guest
  *	was killed after SECONDS.  -t parses a plain TAP file from the host
- *	as suite SUITE.
+ *	as suite SUITE.  -p names the boot: its suites are BOOT/NAME.
  *
  *   ktapsum summary RESULTS...
  *	Prints the counts per kernel and suite, every failure by name, and
@@ -59,6 +60,9 @@ struct doc {
 	bool seen;		/* a version line or a plan was seen */
 };
 
+/* -p: the boot's name, put before the names of its suites */
+static const char *prefix;
+
 static void clean(char *s)
 {
 	for (; *s; s++)
@@ -71,11 +75,18 @@ static void record(struct doc *d, const char *suite, const char *status,
 {
 	char n[TEXT * 2], det[TEXT * NDIAG + 16];
 
+	char s[TEXT + 72];
+
+	if (prefix && strncmp(suite, "kunit", 5))
+		snprintf(s, sizeof(s), "%s/%s", prefix, suite);
+	else
+		snprintf(s, sizeof(s), "%s", suite);
 	snprintf(n, sizeof(n), "%s", name);
 	snprintf(det, sizeof(det), "%s", detail ? detail : "");
 	clean(n);
 	clean(det);
-	fprintf(d->out, "%s\t%s\t%s\t%s\t%s\n", d->kernel, suite, status, n,
+	clean(s);
+	fprintf(d->out, "%s\t%s\t%s\t%s\t%s\n", d->kernel, s, status, n,
 		det);
 	d->records++;
 	if (!strcmp(status, "FAIL"))
@@ -352,7 +363,7 @@ static FILE *open_log(const char *path)
 }
 
 static int parse_console(const char *kernel, const char *path, bool kunit,
-			 FILE *out)
+			 bool ktap, FILE *out)
 {
 	char line[4096];
 	int reports = 0;
@@ -372,7 +383,8 @@ static int parse_console(const char *kernel, const char *path, bool kunit,
 		n++;
 		if (is_report(m) && reports++ < 20)
 			problem(&d, "kernel-log", "console line %lu: %s", n, m);
-		ktap_line(&d, m);
+		if (ktap)
+			ktap_line(&d, m);
 	}
 	fclose(f);
 	doc_finish(&d, "KUnit");
@@ -487,7 +499,7 @@ static int parse_tap(const char *kernel, const char *suite, const char *path,
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: ktapsum parse -k KERNEL -o RESULTS [-c CONSOLE [-K]]\n"
+		"usage: ktapsum parse -k KERNEL -o RESULTS [-p BOOT] [-c CONSOLE [-K|-N]]\n"
 		"                     [-g GUEST [-D]] [-T SECONDS] [-t TAP -s SUITE]\n"
 		"       ktapsum summary RESULTS...\n");
 	return 2;
@@ -495,7 +507,7 @@ static int usage(void)
 
 struct parse_args {
 	const char *kernel, *out, *console, *guest, *tap, *suite, *timeout;
-	bool kunit, need_done;
+	bool kunit, need_done, no_ktap;
 };
 
 static int cmd_parse(int argc, char **argv)
@@ -505,12 +517,14 @@ static int cmd_parse(int argc, char **argv)
 	FILE *out;
 	int c;
 
-	while ((c = getopt(argc, argv, "k:o:c:Kg:DT:t:s:")) != -1) {
+	while ((c = getopt(argc, argv, "k:o:p:c:KNg:DT:t:s:")) != -1) {
 		switch (c) {
 		case 'k': a.kernel = optarg; break;
 		case 'o': a.out = optarg; break;
 		case 'c': a.console = optarg; break;
 		case 'K': a.kunit = true; break;
+		case 'N': a.no_ktap = true; break;
+		case 'p': prefix = optarg; break;
 		case 'g': a.guest = optarg; break;
 		case 'D': a.need_done = true; break;
 		case 'T': a.timeout = optarg; break;
@@ -531,7 +545,7 @@ static int cmd_parse(int argc, char **argv)
 		problem(&d, "boot", "the guest hung: killed after %ss",
 			a.timeout);
 	if (a.console)
-		parse_console(a.kernel, a.console, a.kunit, out);
+		parse_console(a.kernel, a.console, a.kunit, !a.no_ktap, out);
 	if (a.guest)
 		parse_guest(a.kernel, a.guest, a.need_done && !a.timeout, out);
 	if (a.tap)

@@ -2,7 +2,8 @@
 # test.sh: the body of 'make test'.  Builds the kernels, boots each with
 # the guest suites (KUnit runs during its boot), runs the harness's own
 # self-tests, and prints the verdict.  Settings from the environment:
-#   KERNELS="stock ours"  DEBUG=0|1  SMP=2  ICOUNT=  SUITE=a,b  TIMEOUT=900
+#   KERNELS="stock ours"  DEBUG=0|1  SUITE=a,b  TIMEOUT=900
+#   SMP=N ICOUNT=SHIFT: one boot of that shape instead of tests/guest/boots
 #   INITRD=base initramfs  KTAPSUM=parser binary  SELFTEST_ADD=dir
 . "$(dirname "$0")/lib.sh"
 
@@ -17,22 +18,61 @@ for k in $KERNELS; do
 	sh "$TOP/harness/build-kernel.sh" "$k" "$DEBUG"
 done
 
+# boots_of: the boot configurations, "NAME SMP ICOUNT SUITES" per line,
+# from tests/guest/boots; SMP= or ICOUNT= on the command line make it one
+# boot of that shape with every suite.
+boots_of() {
+	if [ -n "${SMP:-}" ] || [ -n "${ICOUNT:-}" ]; then
+		all=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
+			"$TOP/tests/guest/suites" | awk '{print $1}' | paste -sd, -)
+		echo "custom ${SMP:-2} ${ICOUNT:--} $all"
+	else
+		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/tests/guest/boots"
+	fi
+}
+
+# only_wanted LIST: the suites of LIST that SUITE= asks for (all if unset)
+only_wanted() {
+	[ -z "${SUITE:-}" ] && { echo "$1"; return; }
+	echo "$1" | tr , '\n' | grep -Fx "$(echo "$SUITE" | tr , '\n')" |
+		paste -sd, - || true
+}
+
+# boot_and_parse KERNEL BOOT SMP ICOUNT SUITES FIRST
+boot_and_parse() {
+	name=$(kernel_name "$1" "$DEBUG")
+	logs=$DLK_OUT/logs/$name/$2
+	icount=$4
+	is_first=$6
+	[ "$icount" = - ] && icount=
+	say "booting $name: $2 (SMP=$3${icount:+ ICOUNT=$icount}): $5"
+	st=0
+	KERNEL=$1 MODE=test SMP=$3 ICOUNT=$icount SUITES=$5 TIMEOUT=$TIMEOUT \
+		LOGDIR=$logs sh "$TOP/harness/boot.sh" || st=$?
+	set -- -k "$name" -o "$results/$name.tsv" -p "$2" \
+		-c "$logs/console.log" -g "$logs/guest.log" -D
+	# KUnit runs at every boot; its results are counted from the first.
+	if [ "$is_first" = 1 ]; then
+		grep -q '^CONFIG_KUNIT=y' "$VDIR/build/$name/.config" && set -- "$@" -K
+	else
+		set -- "$@" -N
+	fi
+	[ $st = 124 ] && set -- "$@" -T "$TIMEOUT"
+	"$KTAPSUM" parse "$@"
+}
+
 results=$DLK_OUT/results
 rm -rf "$results"
 mkdir -p "$results"
 for k in $KERNELS; do
-	name=$(kernel_name "$k" "$DEBUG")
-	logs=$DLK_OUT/logs/$name
-	say "booting $name (SMP=${SMP:-2}${ICOUNT:+ ICOUNT=$ICOUNT})"
-	st=0
-	KERNEL=$k MODE=test SUITES=${SUITE:-} TIMEOUT=$TIMEOUT LOGDIR=$logs \
-		sh "$TOP/harness/boot.sh" || st=$?
-	set -- -k "$name" -o "$results/$name.tsv" -c "$logs/console.log" \
-		-g "$logs/guest.log" -D
-	grep -q '^CONFIG_KUNIT=y' "$VDIR/build/$name/.config" && set -- "$@" -K
-	[ $st = 124 ] && set -- "$@" -T "$TIMEOUT"
-	"$KTAPSUM" parse "$@"
-	say "$name: logs in $logs"
+	first=1
+	boots_of | while read -r boot smp icount list; do
+		list=$(only_wanted "$list")
+		[ -n "$list" ] || continue
+		boot_and_parse "$k" "$boot" "$smp" "$icount" "$list" $first
+		first=0
+	done
+	say "$(kernel_name "$k" "$DEBUG"): logs in $DLK_OUT/logs/$(kernel_name "$k" "$DEBUG")"
 done
 
 if [ -z "${SUITE:-}" ] || [ "${SUITE:-}" = harness ]; then

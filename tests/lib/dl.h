@@ -14,12 +14,27 @@
 #ifndef SCHED_DEADLINE
 #define SCHED_DEADLINE 6
 /*
- * A child that sleeps until sleeper_end(), for tests that change another
- * task's parameters.  sleeper_end() makes it SCHED_OTHER again first, so
- * that even a tiny budget cannot slow its exit down.
+ * A child that sleeps until sleeper_end() kills it, for tests that change
+ * another task's parameters or hold bandwidth.
  */
 pid_t sleeper_spawn(void);
 void sleeper_end(pid_t pid);
+
+/* sysctls, as integers; -1 and errno on failure */
+long sysctl_get(const char *name);
+int sysctl_set(const char *name, long value);
+
+/*
+ * The deadline bandwidth of the root domain of @cpu, as the sched debug
+ * file shows it (units of 2^-20 of a CPU): the limit per CPU and the total
+ * allocated.  0 on success.
+ */
+int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw);
+
+/* Waits up to @ms for the allocated total of @cpu's root domain to be @want. */
+int dl_total_bw_wait(int cpu, long long want, int ms);
+
+#define DL_BW_UNIT (1LL << 20)
 
 #endif
 #define SCHED_RESET_ON_FORK_BIT 0x40000000
@@ -66,9 +81,8 @@ int dl_become(uint64_t runtime, uint64_t deadline, uint64_t period,
 	      uint64_t flags);
 
 /*
- * A child that sleeps until sleeper_end(), for tests that change another
- * task's parameters.  sleeper_end() makes it SCHED_OTHER again first, so
- * that even a tiny budget cannot slow its exit down.
+ * A child that sleeps until sleeper_end() kills it, for tests that change
+ * another task's parameters or hold bandwidth.
  */
 pid_t sleeper_spawn(void);
 void sleeper_end(pid_t pid);

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * admission: where SCHED_DEADLINE's admission control draws its line.
+ *
+ * A root domain admits tasks while the sum of their bandwidths (runtime /
+ * period, in units of 2^-20) stays at or below bw * M, where bw is
+ * sched_rt_runtime_us / sched_rt_period_us and M the CPUs' capacity in
+ * units of one CPU.  Users size their task sets against that line, so it
+ * is tested exactly: the limit is computed from the sysctls and the total
+ * the kernel reports as allocated (which includes the fair servers' share
+ * when it is charged), never hard-coded.  Tasks holding bandwidth are
+ * sleeping children with period 2^20 ns, whose bandwidth is their runtime
+ * in ns exactly.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dl.h"
+#include "tap.h"
+
+#define MAX_TASKS 64
+#define P20 (1ULL << 20)	/* a period whose bandwidth is the runtime */
+
+struct holders {
+	pid_t pid[MAX_TASKS];
+	int n;
+};
+
+static void known_state(void)
+{
+	REQUIRE(sysctl_set("sched_rt_period_us", 1000000) == 0,
+		"write sched_rt_period_us: %s", strerror(errno));
+	REQUIRE(sysctl_set("sched_rt_runtime_us", 950000) == 0,
+		"write sched_rt_runtime_us: %s", strerror(errno));
+}
+
+static int ncpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* The bandwidth still free in CPU 0's root domain, and what is allocated. */
+static long long avail_bw(long long *total)
+{
+	long long bw, t;
+
+	REQUIRE(dl_bw_of_cpu(0, &bw, &t) == 0, "read sched/debug dl_bw");
+	if (total)
+		*total = t;
+	return bw * ncpus() - t;
+}
+
+/* A sleeping child holding @runtime ns every 2^20 ns; the setattr's result. */
+static long hold(struct holders *h, unsigned long long runtime)
+{
+	struct dl_attr a = dl_attr_make(runtime, P20, P20, 0);
+	long r;
+
+	REQUIRE(h->n < MAX_TASKS, "too many holders");
+	h->pid[h->n] = sleeper_spawn();
+	r = dl_setattr(h->pid[h->n], &a, 0);
+	if (r) {
+		int e = errno;
+
+		sleeper_end(h->pid[h->n]);
+		errno = e;
+	} else {
+		h->n++;
+	}
+	return r;
+}
+
+static void release_all(struct holders *h)
+{
+	while (h->n)
+		sleeper_end(h->pid[--h->n]);
+}
+
+/* Fills the free bandwidth but @left units with tasks of at most U = 1. */
+static void fill(struct holders *h, long long left)
+{
+	long long avail = avail_bw(NULL) - left;
+	long long k = (avail + P20 - 1) / P20, i;
+
+	for (i = 0; i < k; i++) {
+		long long part = i < k - 1 ? avail / k : avail - (k - 1) * (avail / k);
+
+		REQUIRE(hold(h, part) == 0, "holding %lld of %lld: %s", part,
+			avail, strerror(errno));
+	}
+}
+
+/* After a test, what it allocated must come back (0-lag: poll). */
+static void check_returned(long long base, const char *what)
+{
+	long long bw, t = -1;
+
+	if (dl_total_bw_wait(0, base, 2000) == 0)
+		return;
+	dl_bw_of_cpu(0, &bw, &t);
+	CHECK(0, "%s: total_bw %lld, was %lld before", what, t, base);
+}
+
+/* The sysctls give bw = runtime/period in 2^-20 units. */
+static void limit_follows_sysctls(void)
+{
+	long long bw, total;
+
+	known_state();
+	REQUIRE(dl_bw_of_cpu(0, &bw, &total) == 0, "read sched/debug dl_bw");
+	tap_diag("bw %lld total_bw %lld cpus %d", bw, total, ncpus());
+	CHECK(bw == (950000LL << 20) / 1000000, "bw %lld for 950000/1000000", bw);
+	REQUIRE(sysctl_set("sched_rt_runtime_us", 500000) == 0,
+		"write 500000: %s", strerror(errno));
+	REQUIRE(dl_bw_of_cpu(0, &bw, &total) == 0, "read sched/debug dl_bw");
+	CHECK(bw == (500000LL << 20) / 1000000, "bw %lld for 500000/1000000", bw);
+	known_state();
+}
+
+/* A task set exactly at the limit is admitted; one unit more is EBUSY. */
+static void exactly_at_limit(void)
+{
+	struct holders h = { .n = 0 };
+	long long base, avail;
+
+	known_state();
+	avail = avail_bw(&base);
+	tap_diag("free %lld units (%.4f CPUs) of %d CPUs, %lld allocated",
+		 avail, (double)avail / P20, ncpus(), base);
+	REQUIRE(avail > (long long)P20, "less than a CPU free");
+	/*
+	 * Half a CPU is left for the last task, so that it can pay back an
+	 * overrun of its first budget quickly when it exits: a tiny task's
+	 * 0-lag time, where its bandwidth is returned, can be seconds away.
+	 */
+	fill(&h, P20 / 2);
+	CHECK_ERRNO(hold(&h, P20 / 2 + 1), EBUSY, "one unit above the limit");
+	CHECK(hold(&h, P20 / 2) == 0, "exactly at the limit: %s",
+	      strerror(errno));
+	CHECK(avail_bw(NULL) == 0, "%lld units still free", avail_bw(NULL));
+	CHECK_ERRNO(hold(&h, 1024), EBUSY, "a task more when full");
+	tap_diag("%d tasks admitted", h.n);
+	release_all(&h);
+	check_returned(base, "after the tasks exited");
+}
+
+/* There is no per-task cap: U = 1 is admitted when a CPU's worth is free. */
+static void full_cpu_task(void)
+{
+	struct holders h = { .n = 0 };
+	long long base, avail;
+
+	known_state();
+	avail = avail_bw(&base);
+	if (avail >= (long long)P20)
+		CHECK(hold(&h, P20) == 0, "U = 1 with %lld free: %s", avail,
+		      strerror(errno));
+	else
+		CHECK_ERRNO(hold(&h, P20), EBUSY, "U = 1 with less than a CPU free");
+	release_all(&h);
+	check_returned(base, "after the task exited");
+}
+
+/* sched_rt_runtime_us = -1: no admission control at all. */
+static void runtime_minus_one_disables(void)
+{
+	struct holders h = { .n = 0 };
+	long long base;
+	int i;
+
+	known_state();
+	avail_bw(&base);
+	REQUIRE(sysctl_set("sched_rt_runtime_us", -1) == 0, "write -1: %s",
+		strerror(errno));
+	for (i = 0; i <= ncpus(); i++)
+		CHECK(hold(&h, P20) == 0, "U = 1 task %d of %d with -1: %s",
+		      i + 1, ncpus() + 1, strerror(errno));
+	release_all(&h);
+	check_returned(base, "after the tasks exited");
+	known_state();
+}
+
+/* sched_rt_runtime_us = 0: no deadline task can be created (EPERM). */
+static void runtime_zero_refuses(void)
+{
+	struct dl_attr a = dl_attr_make(1 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC,
+					100 * NSEC_PER_MSEC, 0);
+	int r, e;
+
+	known_state();
+	REQUIRE(sysctl_set("sched_rt_runtime_us", 0) == 0, "write 0: %s",
+		strerror(errno));
+	r = dl_setattr(0, &a, 0);
+	e = errno;
+	known_state();
+	tap_check_errno(r, e, EPERM, "EPERM", __FILE__, __LINE__,
+			"setattr with sched_rt_runtime_us 0");
+}
+
+/* Lowering the limit below what is allocated is EBUSY and changes nothing. */
+static void lowering_below_allocated(void)
+{
+	struct holders h = { .n = 0 };
+	long long base, need, us;
+
+	known_state();
+	avail_bw(&base);
+	REQUIRE(hold(&h, P20 / 2) == 0, "holding half a CPU: %s", strerror(errno));
+	/* The smallest runtime_us whose bw * M still covers what is allocated. */
+	need = base + P20 / 2;
+	us = (need * 1000000 + ncpus() * P20 - 1) / (ncpus() * P20) + 1;
+	tap_diag("allocated %lld: runtime_us %lld fits, %lld does not", need,
+		 us, us - 2);
+	CHECK(sysctl_set("sched_rt_runtime_us", us - 2) == -1 && errno == EBUSY,
+	      "write %lld below the allocation: %s", us - 2, strerror(errno));
+	CHECK(sysctl_get("sched_rt_runtime_us") == 950000,
+	      "value changed to %ld", sysctl_get("sched_rt_runtime_us"));
+	CHECK(sysctl_set("sched_rt_runtime_us", us) == 0,
+	      "write %lld above the allocation: %s", us, strerror(errno));
+	release_all(&h);
+	check_returned(base, "after the task exited");
+	known_state();
+}
+
+/* sched_rt_runtime_us above sched_rt_period_us is EINVAL. */
+static void runtime_above_period(void)
+{
+	known_state();
+	CHECK(sysctl_set("sched_rt_runtime_us", 1000001) == -1 && errno == EINVAL,
+	      "write 1000001: %s", strerror(errno));
+	CHECK(sysctl_get("sched_rt_runtime_us") == 950000, "value changed to %ld",
+	      sysctl_get("sched_rt_runtime_us"));
+}
+
+/* Spins until this thread has used @ns of CPU time. */
+static void spin_cpu(long long ns)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000LL + t.tv_nsec - t0.tv_nsec < ns);
+}
+
+/* A running task that leaves the class gives its bandwidth back. */
+static void returned_when_running_task_leaves(void)
+{
+	long long base;
+	int status;
+	pid_t pid;
+
+	known_state();
+	avail_bw(&base);
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		struct dl_attr other = { .size = DL_ATTR_SIZE_VER1 };
+
+		if (dl_become(10 * NSEC_PER_MSEC, 100 * NSEC_PER_MSEC,
+			      100 * NSEC_PER_MSEC, 0))
+			_exit(2);
+		spin_cpu(2 * NSEC_PER_MSEC);
+		if (dl_setattr(0, &other, 0))
+			_exit(3);
+		/* Stay alive, as SCHED_OTHER, while the parent looks. */
+		sleep(3);
+		_exit(0);
+	}
+	usleep(100000);
+	check_returned(base, "1 s after leaving the class");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	CHECK(WIFSIGNALED(status), "child failed: status %#x", status);
+}
+
+int main(void)
+{
+	static const struct tap_test tests[] = {
+		TAP_TEST(limit_follows_sysctls),
+		TAP_TEST(exactly_at_limit),
+		TAP_TEST(full_cpu_task),
+		TAP_TEST(runtime_minus_one_disables),
+		TAP_TEST(runtime_zero_refuses),
+		TAP_TEST(lowering_below_allocated),
+		TAP_TEST(runtime_above_period),
+		TAP_TEST(returned_when_running_task_leaves),
+		{ NULL, NULL }
+	};
+
+	return tap_run(tests);
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cbs: the Constant Bandwidth Server's timing rules, measured.
+ *
+ * Run on one vCPU under -icount, where guest time follows executed
+ * instructions and is faithful.  A deadline task that spins is throttled
+ * when its budget runs out and runs again at its next period with a full
+ * budget; enforcement happens at the tick (1 ms, HZ=1000, HRTICK off), so
+ * every bound here is the rule plus one tick.  These are the guarantees a
+ * user sizes a reservation with: no more than the runtime each period, no
+ * less, and the documented answers to sleeping, yielding and overrunning.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dl.h"
+#include "spin.h"
+#include "tap.h"
+
+#define MS 1000000LL
+#define TICK (1 * MS)
+/* What measuring costs: a few clock reads around each boundary. */
+#define SLACK (MS / 4)
+
+static void need_one_cpu(void)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
+		SKIP("timing rules are measured on one vCPU");
+}
+
+static void become(int64_t q, int64_t d, int64_t p, uint64_t flags)
+{
+	need_one_cpu();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	REQUIRE(dl_become(q, d, p, flags) == 0, "setattr %lld/%lld/%lld: %s",
+		(long long)q, (long long)d, (long long)p, strerror(errno));
+}
+
+/* Spins to the first throttle: returns the start of the next period. */
+static int64_t align(void)
+{
+	struct run r = spin_until_gap(2000 * MS);
+
+	REQUIRE(r.gap > 0, "never throttled in 2 s");
+	return r.resumed;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = { t / 1000000000, t % 1000000000 };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+#define NEAR(v, want, tol) ((v) >= (want) - (tol) && (v) <= (want) + (tol))
+
+/*
+ * A spinning 10/100 ms task runs 10 ms each period and no more (plus at
+ * most a tick of overrun, repaid next period), is throttled for the rest
+ * of the period, and runs again exactly at the next period.
+ */
+static void runtime_each_period(void)
+{
+	const int64_t q = 10 * MS, p = 100 * MS;
+	int64_t sum = 0, prev, first[10];
+	struct run r[10];
+	int i;
+
+	become(q, p, p, 0);
+	prev = align();
+	/* Nothing printed while measuring: printing costs budget. */
+	for (i = 0; i < 10; i++) {
+		first[i] = prev;
+		r[i] = spin_until_gap(2 * p);
+		prev = r[i].resumed;
+	}
+	for (i = 0; i < 10; i++) {
+		tap_diag("period %d: ran %.3f ms from +%.3f, off %.3f ms", i,
+			 r[i].used / 1e6, (r[i].start - first[i]) / 1e6,
+			 r[i].gap / 1e6);
+		CHECK(r[i].gap > 0, "period %d: not throttled", i);
+		CHECK(r[i].used <= q + TICK + SLACK, "period %d: ran %lld ns", i,
+		      (long long)r[i].used);
+		CHECK(NEAR(r[i].resumed - first[i], p, SLACK),
+		      "period %d: next run %lld ns after the last began", i,
+		      (long long)(r[i].resumed - first[i]));
+		sum += r[i].used;
+	}
+	CHECK(NEAR(sum, 10 * q, TICK + SLACK), "10 periods: ran %lld ns",
+	      (long long)sum);
+}
+
+/*
+ * With a runtime that is not a whole number of ticks the budget is
+ * overrun every period; the debt is paid in the next one, so over many
+ * periods the task still gets exactly its runtime.
+ */
+static void overrun_debt_repaid(void)
+{
+	const int64_t q = 10 * MS + MS / 2, p = 50 * MS;
+	int64_t sum = 0, last = 0;
+	struct run r;
+	int i;
+
+	become(q, p, p, 0);
+	align();
+	for (i = 0; i < 20; i++) {
+		r = spin_until_gap(2 * p);
+		CHECK(r.gap > 0, "period %d: not throttled", i);
+		CHECK(r.used <= q + TICK + SLACK, "period %d: ran %lld ns", i,
+		      (long long)r.used);
+		if (i)
+			CHECK(last + r.used <= 2 * q + TICK + SLACK,
+			      "periods %d-%d: ran %lld ns, debt not repaid", i - 1,
+			      i, (long long)(last + r.used));
+		last = r.used;
+		sum += r.used;
+	}
+	tap_diag("20 periods of %.1f ms: ran %.3f ms", q / 1e6, sum / 1e6);
+	CHECK(NEAR(sum, 20 * q, TICK + SLACK), "20 periods: ran %lld ns",
+	      (long long)sum);
+}
+
+/*
+ * The wakeup rule: waking with more runtime left than the time to the
+ * deadline allows at the reserved bandwidth (5 ms left, 5 ms to go, for
+ * 10/100) starts a new period, with a full budget.
+ */
+static void wakeup_rule_new_period(void)
+{
+	const int64_t q = 10 * MS, p = 100 * MS;
+	int64_t s;
+	struct run r;
+
+	become(q, p, p, 0);
+	s = align();
+	spin_cpu(5 * MS);
+	sleep_until(s + 95 * MS);
+	r = spin_until_gap(2 * p);
+	tap_diag("after waking at +95 ms: ran %.3f ms", r.used / 1e6);
+	CHECK(NEAR(r.used, q, TICK + SLACK), "ran %lld ns, want a full %lld",
+	      (long long)r.used, (long long)q);
+}
+
+/* Waking with little enough left (8 ms for 90 ms) keeps the budget. */
+static void wakeup_rule_keeps_budget(void)
+{
+	const int64_t q = 10 * MS, p = 100 * MS;
+	int64_t s;
+	struct run r;
+
+	become(q, p, p, 0);
+	s = align();
+	spin_cpu(2 * MS);
+	sleep_until(s + 10 * MS);
+	r = spin_until_gap(2 * p);
+	tap_diag("after waking at +10 ms: ran %.3f ms, next run at +%.3f ms",
+		 r.used / 1e6, (r.resumed - s) / 1e6);
+	CHECK(NEAR(r.used, 8 * MS, TICK + SLACK), "ran %lld ns, want the 8 ms left",
+	      (long long)r.used);
+	CHECK(NEAR(r.resumed - s, p, SLACK), "next run %lld ns after the period began",
+	      (long long)(r.resumed - s));
+}
+
+/*
+ * Deadline below period: the revised rule.  Waking at +15 ms with 5 ms
+ * left and the deadline at +20 ms would overflow the density Q/D = 1/2;
+ * instead of a new period the task keeps its deadline with the runtime
+ * the density allows in the 5 ms left: 2.5 ms.
+ */
+static void revised_rule_deadline_below_period(void)
+{
+	const int64_t q = 10 * MS, d = 20 * MS, p = 100 * MS;
+	int64_t s;
+	struct run r;
+
+	become(q, d, p, 0);
+	s = align();
+	spin_cpu(5 * MS);
+	sleep_until(s + 15 * MS);
+	r = spin_until_gap(2 * p);
+	tap_diag("after waking at +15 ms: ran %.3f ms, next run at +%.3f ms",
+		 r.used / 1e6, (r.resumed - s) / 1e6);
+	CHECK(NEAR(r.used, 5 * MS / 2, TICK + SLACK), "ran %lld ns, want 2.5 ms",
+	      (long long)r.used);
+	CHECK(NEAR(r.resumed - s, p, SLACK), "next run %lld ns after the period began",
+	      (long long)(r.resumed - s));
+}
+
+/* sched_yield ends the job: the task runs next at its next period, in full. */
+static void yield_ends_job(void)
+{
+	const int64_t q = 10 * MS, p = 100 * MS;
+	int64_t s, back;
+	struct run r;
+
+	become(q, p, p, 0);
+	s = align();
+	spin_cpu(2 * MS);
+	sched_yield();
+	back = now_ns();
+	r = spin_until_gap(2 * p);
+	tap_diag("yield at +2 ms: back at +%.3f ms, then ran %.3f ms",
+		 (back - s) / 1e6, r.used / 1e6);
+	CHECK(NEAR(back - s, p, SLACK), "back %lld ns after the period began",
+	      (long long)(back - s));
+	CHECK(NEAR(r.used, q, TICK + SLACK), "then ran %lld ns, want %lld",
+	      (long long)r.used, (long long)q);
+}
+
+/* A field of /proc/self/sched, such as "dl.deadline"; -1 if missing. */
+static long long proc_sched(const char *field)
+{
+	char line[256];
+	long long v = -1;
+	FILE *f = fopen("/proc/self/sched", "r");
+	size_t n = strlen(field);
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ' ')
+			sscanf(strchr(line, ':') + 1, "%lld", &v);
+	fclose(f);
+	return v;
+}
+
+/* /proc/PID/sched shows the deadline entity; a new runtime keeps the deadline. */
+static void param_change_keeps_deadline(void)
+{
+	const int64_t q = 10 * MS, p = 100 * MS;
+	struct dl_attr a = dl_attr_make(q / 2, p, p, 0);
+	long long d0, d1, rt;
+
+	become(q, p, p, 0);
+	align();
+	spin_cpu(1 * MS);
+	d0 = proc_sched("dl.deadline");
+	rt = proc_sched("dl.runtime");
+	tap_diag("dl.runtime %lld dl.deadline %lld policy %lld", rt, d0,
+		 proc_sched("policy"));
+	CHECK(proc_sched("policy") == SCHED_DEADLINE, "policy %lld",
+	      proc_sched("policy"));
+	CHECK(rt > 0 && rt <= q, "dl.runtime %lld", rt);
+	CHECK(d0 > 0, "dl.deadline %lld", d0);
+	REQUIRE(dl_setattr(0, &a, 0) == 0, "new runtime: %s", strerror(errno));
+	d1 = proc_sched("dl.deadline");
+	CHECK(d1 == d0, "deadline moved from %lld to %lld", d0, d1);
+}
+
+static volatile sig_atomic_t xcpu;
+
+static void on_xcpu(int sig)
+{
+	(void)sig;
+	xcpu++;
+}
+
+/* SCHED_FLAG_DL_OVERRUN: running out of budget sends SIGXCPU. */
+static void overrun_sends_sigxcpu(void)
+{
+	const int64_t q = 5 * MS, p = 50 * MS;
+	struct sigaction sa = { .sa_handler = on_xcpu };
+	int i;
+
+	sigaction(SIGXCPU, &sa, NULL);
+	become(q, p, p, DL_FLAG_DL_OVERRUN);
+	align();
+	for (i = 0; i < 4; i++)
+		spin_until_gap(2 * p);
+	tap_diag("%d SIGXCPU in 5 periods", (int)xcpu);
+	CHECK(xcpu >= 4, "%d SIGXCPU in 5 periods that ran out", (int)xcpu);
+}
+
+/* Without the flag, no signal. */
+static void no_sigxcpu_without_flag(void)
+{
+	const int64_t q = 5 * MS, p = 50 * MS;
+	struct sigaction sa = { .sa_handler = on_xcpu };
+	int i;
+
+	sigaction(SIGXCPU, &sa, NULL);
+	become(q, p, p, 0);
+	align();
+	for (i = 0; i < 4; i++)
+		spin_until_gap(2 * p);
+	CHECK(xcpu == 0, "%d SIGXCPU without SCHED_FLAG_DL_OVERRUN", (int)xcpu);
+}
+
+int main(void)
+{
+	static const struct tap_test tests[] = {
+		TAP_TEST(runtime_each_period),
+		TAP_TEST(overrun_debt_repaid),
+		TAP_TEST(wakeup_rule_new_period),
+		TAP_TEST(wakeup_rule_keeps_budget),
+		TAP_TEST(revised_rule_deadline_below_period),
+		TAP_TEST(yield_ends_job),
+		TAP_TEST(param_change_keeps_deadline),
+		TAP_TEST(overrun_sends_sigxcpu),
+		TAP_TEST(no_sigxcpu_without_flag),
+		{ NULL, NULL }
+	};
+
+	return tap_run(tests);
+}

@@ -36,9 +36,20 @@ printf '%s\n' "${RUN:-true}" >"$over/etc/dlk/run.sh"
 cat "$INITRD" >"$LOGDIR/initrd.cpio"
 cpio_pack "$over" >>"$LOGDIR/initrd.cpio"
 
+# Tell the guest which implementations this kernel runs: the tree's own
+# (classic) unless its configuration chose ours.
+impl() {
+	if grep -q "^CONFIG_$1_OURS=y" "$(dirname "$image")/../../../.config" 2>/dev/null; then
+		echo ours
+	else
+		echo classic
+	fi
+}
+
 mem=512
 [ "$DEBUG" = 1 ] && mem=2048
 append="console=ttyS0 panic=-1 oops=panic dlk.mode=$MODE dlk.cpus=$SMP"
+append="$append dlk.dl=$(impl SCHED_DL) dlk.component=$(impl COMPONENT)"
 [ -n "$ICOUNT" ] && append="$append dlk.icount=$ICOUNT"
 [ -n "${SUITES:-}" ] && append="$append dlk.suites=$SUITES"
 set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \

@@ -20,7 +20,7 @@
  *	last "N passed, N failed" (", N skipped" when any were).  Exits 1 if
  *	anything failed.
  *
- * A record is one line: KERNEL TAB SUITE TAB PASS|FAIL|SKIP TAB NAME TAB
+ * A record is one line: KERNEL TAB SUITE TAB PASS|FAIL|SKIP|XFAIL TAB NAME TAB
  * DETAIL.  Problems that are not a test's own verdict (a missing plan,
  * fewer results than planned, a suite that crashed, a kernel report, a
  * hung guest) are recorded as failed tests too, so that nothing that went
@@ -179,7 +179,7 @@ static void add_diag(struct doc *d, const char *s)
 
 /* "ok 3 name # SKIP why" or "not ok 3 name": returns false if not one. */
 static bool parse_result(const char *s, bool *ok, char *name, size_t len,
-			 bool *skip)
+			 bool *skip, bool *xfail)
 {
 	const char *p = s, *hash;
 	size_t n;
@@ -210,6 +210,7 @@ static bool parse_result(const char *s, bool *ok, char *name, size_t len,
 	memcpy(name, p, n);
 	name[n] = '\0';
 	*skip = hash && !strncasecmp(hash + 3, "SKIP", 4);
+	*xfail = hash && !strncasecmp(hash + 3, "XFAIL", 5);
 	return true;
 }
 
@@ -231,10 +232,11 @@ static void leaf_name(struct doc *d, int level, const char *desc, char *buf,
 static void on_result(struct doc *d, int level, const char *s)
 {
 	char desc[TEXT], name[TEXT * 2], det[TEXT * NDIAG + 8];
-	bool ok, skip, leaf = true;
+	bool ok, skip, xfail, leaf = true;
+	const char *status;
 	int i, sub_fails = 0;
 
-	if (!parse_result(s, &ok, desc, sizeof(desc), &skip))
+	if (!parse_result(s, &ok, desc, sizeof(desc), &skip, &xfail))
 		return;
 	if (!d->lv[level].open)
 		ctx_open(d, level);
@@ -255,14 +257,17 @@ static void on_result(struct doc *d, int level, const char *s)
 		d->ndiag = 0;
 		return;
 	}
+	/* XFAIL: a known defect, failing as expected; never a pass. */
+	status = skip ? "SKIP" : xfail && !ok ? "XFAIL" : ok ? "PASS" : "FAIL";
 	for (i = 0; i <= level; i++) {
 		d->lv[i].leaves++;
-		d->lv[i].fails += !ok && !skip;
+		d->lv[i].fails += !strcmp(status, "FAIL");
 	}
 	leaf_name(d, level, desc, name, sizeof(name));
 	detail_of(d, det, sizeof(det));
-	record(d, suite_of(d, level), skip ? "SKIP" : ok ? "PASS" : "FAIL",
-	       name, ok ? "" : det);
+	if (xfail && !ok)
+		snprintf(det, sizeof(det), "%s", strstr(s, "# XFAIL") + 8);
+	record(d, suite_of(d, level), status, name, ok ? "" : det);
 }
 
 /* Feeds one line of a KTAP/TAP document (prefixes already removed). */
@@ -557,7 +562,7 @@ static int cmd_parse(int argc, char **argv)
 
 struct tally {
 	char kernel[64], suite[TEXT];
-	int pass, fail, skip;
+	int pass, fail, skip, xfail;
 };
 
 static struct tally *tallies;
@@ -601,7 +606,7 @@ static bool split_record(char *line, char **f)
 	return true;
 }
 
-static int read_results(const char *path, FILE *failures)
+static int read_results(const char *path, FILE *failures, FILE *known)
 {
 	char line[8192], *f[5];
 	struct tally *t;
@@ -620,6 +625,10 @@ static int read_results(const char *path, FILE *failures)
 			t->pass++;
 		} else if (!strcmp(f[2], "SKIP")) {
 			t->skip++;
+		} else if (!strcmp(f[2], "XFAIL")) {
+			t->xfail++;
+			fprintf(known, "KNOWN %s/%s: %s\n        %s\n", f[0], f[1],
+				f[3], f[4]);
 		} else {
 			t->fail++;
 			fprintf(failures, "FAIL  %s/%s: %s%s%s\n", f[0], f[1],
@@ -630,18 +639,26 @@ static int read_results(const char *path, FILE *failures)
 	return 0;
 }
 
-static int cmd_summary(int argc, char **argv)
+static void copy_out(FILE *f)
 {
-	int i, pass = 0, fail = 0, skip = 0, bad = 0;
-	const char *kernel = "";
-	FILE *failures = tmpfile();
 	char buf[4096];
 	size_t n;
 
-	if (argc < 2 || !failures)
+	rewind(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stdout);
+}
+
+static int cmd_summary(int argc, char **argv)
+{
+	int i, pass = 0, fail = 0, skip = 0, xfail = 0, bad = 0;
+	FILE *failures = tmpfile(), *known = tmpfile();
+	const char *kernel = "";
+
+	if (argc < 2 || !failures || !known)
 		return usage();
 	for (i = 1; i < argc; i++)
-		bad += read_results(argv[i], failures);
+		bad += read_results(argv[i], failures, known);
 	for (i = 0; i < ntallies; i++) {
 		struct tally *t = &tallies[i];
 
@@ -650,15 +667,21 @@ static int cmd_summary(int argc, char **argv)
 		kernel = t->kernel;
 		printf("  %-40s %4d passed, %d failed", t->suite, t->pass,
 		       t->fail);
-		printf(t->skip ? ", %d skipped\n" : "\n", t->skip);
+		if (t->skip)
+			printf(", %d skipped", t->skip);
+		printf(t->xfail ? ", %d known defects\n" : "\n", t->xfail);
 		pass += t->pass;
 		fail += t->fail;
 		skip += t->skip;
+		xfail += t->xfail;
 	}
-	rewind(failures);
-	while ((n = fread(buf, 1, sizeof(buf), failures)) > 0)
-		fwrite(buf, 1, n, stdout);
+	copy_out(known);
+	copy_out(failures);
 	fail += bad;
+	/* The last line keeps its fixed form: known defects go before it. */
+	if (xfail)
+		printf("%d known defects (expected failures, not counted as passed)\n",
+		       xfail);
 	printf("%d passed, %d failed", pass, fail);
 	printf(skip ? ", %d skipped\n" : "\n", skip);
 	return fail ? 1 : 0;

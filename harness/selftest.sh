@@ -45,7 +45,7 @@ verdict() {
 }
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..15"
 
 # 1. Guest suites that go wrong, in one boot.
 d=$work/suites
@@ -55,7 +55,9 @@ s=$d/summary
 expect "a failing test is named" "$s" "^FAIL  st/st-tap: deliberate_failure"
 expect "its diagnostic is shown" "$s" "this test fails on purpose"
 expect "a test killed by a signal fails" "$s" "^FAIL  st/st-tap: dies_of_a_signal"
-expect "passes and skips are counted" "$s" "st-tap  *1 passed, 2 failed, 1 skipped"
+expect "passes, skips and known defects are counted" "$s" "st-tap  *1 passed, 3 failed, 1 skipped, 1 known defects"
+expect "a known defect is listed as one" "$s" "^KNOWN st/st-tap: known_defect_fails"
+expect "a known defect that passes is a failure" "$s" "^FAIL  st/st-tap: known_defect_passes"
 expect "a suite with no plan fails" "$s" "^FAIL  st/st-noplan: st-noplan printed no plan"
 expect "a suite short of its plan fails" "$s" "^FAIL  st/st-short: st-short planned 3 tests but reported 2"
 expect "a suite past its time limit fails" "$s" "^FAIL  st/st-slow: killed after its time limit of 3s"

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "dl.h"
+#include "spin.h"
 #include "tap.h"
 
 #define MAX_TASKS 64
@@ -236,17 +237,6 @@ static void runtime_above_period(void)
 	      sysctl_get("sched_rt_runtime_us"));
 }
 
-/* Spins until this thread has used @ns of CPU time. */
-static void spin_cpu(long long ns)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	do {
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000LL + t.tv_nsec - t0.tv_nsec < ns);
-}
-
 /* A running task that leaves the class gives its bandwidth back. */
 static void returned_when_running_task_leaves(void)
 {
@@ -278,6 +268,76 @@ static void returned_when_running_task_leaves(void)
 	CHECK(WIFSIGNALED(status), "child failed: status %#x", status);
 }
 
+/*
+ * A sleeping deadline task switched to another policy gives its bandwidth
+ * back.  The classic implementation leaves that to the task's 0-lag time,
+ * which it only tracks for a task on a runqueue: for one asleep since its
+ * 0-lag passed (or that never ran), the bandwidth stays allocated forever,
+ * and each such switch shrinks what the root domain can admit.
+ */
+static void returned_when_sleeping_task_leaves(void)
+{
+	struct dl_attr a = dl_attr_make(10 * NSEC_PER_MSEC, 100 * NSEC_PER_MSEC,
+					100 * NSEC_PER_MSEC, 0);
+	struct dl_attr other = { .size = DL_ATTR_SIZE_VER1 };
+	long long base;
+	pid_t pid;
+
+	KNOWN_DEFECT_OF_CLASSIC_DL("a sleeping task leaving SCHED_DEADLINE keeps its bandwidth allocated");
+	known_state();
+	avail_bw(&base);
+	pid = sleeper_spawn();
+	REQUIRE(dl_setattr(pid, &a, 0) == 0, "setattr: %s", strerror(errno));
+	usleep(200 * 1000);
+	REQUIRE(dl_setattr(pid, &other, 0) == 0, "to SCHED_OTHER: %s",
+		strerror(errno));
+	check_returned(base, "2 s after the sleeping task left the class");
+	sleeper_end(pid);
+	/* The sysctl write rebuilds the accounting: the next test starts clean. */
+	known_state();
+}
+
+/*
+ * Any access to the sched_rt sysctls rebuilds the root domains'
+ * accounting from the deadline tasks that exist.  A task that has exited
+ * but whose bandwidth is held until its 0-lag time is not among them, yet
+ * its bandwidth is still subtracted when that time comes: the total
+ * allocated goes below zero (and, being unsigned inside, the next write of
+ * a sysctl is refused with EBUSY).  The allocated total must never drop
+ * below what the remaining tasks hold.
+ */
+static void rebuild_with_pending_zero_lag(void)
+{
+	long long base, total, bw;
+	pid_t pid;
+	int r, e;
+
+	KNOWN_DEFECT_OF_CLASSIC_DL("a root-domain rebuild during a 0-lag wait makes total_bw underflow");
+	known_state();
+	avail_bw(&base);
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		/* Use most of the budget: the 0-lag time is near the deadline. */
+		if (dl_become(50 * NSEC_PER_MSEC, 500 * NSEC_PER_MSEC,
+			      500 * NSEC_PER_MSEC, 0))
+			_exit(1);
+		spin_cpu(45 * NSEC_PER_MSEC);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	/* A read is enough to rebuild; the 0-lag timer is still pending. */
+	sysctl_get("sched_rt_runtime_us");
+	usleep(700 * 1000);
+	REQUIRE(dl_bw_of_cpu(0, &bw, &total) == 0, "read sched/debug");
+	tap_diag("total_bw %lld after the 0-lag time, %lld before", total, base);
+	CHECK(total == base, "total_bw %lld, was %lld", total, base);
+	r = sysctl_set("sched_rt_runtime_us", 950000);
+	e = errno;
+	CHECK(r == 0, "rewriting sched_rt_runtime_us: %s", strerror(e));
+	known_state();
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -289,6 +349,8 @@ int main(void)
 		TAP_TEST(lowering_below_allocated),
 		TAP_TEST(runtime_above_period),
 		TAP_TEST(returned_when_running_task_leaves),
+		TAP_TEST(returned_when_sleeping_task_leaves),
+		TAP_TEST(rebuild_with_pending_zero_lag),
 		{ NULL, NULL }
 	};
 

@@ -16,6 +16,11 @@
 
 enum { TAP_PASS = 0, TAP_FAIL = 1, TAP_SKIP = 4 };
 
+/*
+ * The child tells the parent a skip reason or a known-defect mark through
+ * a pipe, as one message: a letter (S or X) and the reason.
+ */
+
 static bool failed;
 static int skip_fd = -1;
 
@@ -72,12 +77,28 @@ void tap_skip_now(const char *fmt, ...)
 	char msg[256];
 	va_list ap;
 
+	msg[0] = 'S';
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(msg + 1, sizeof(msg) - 1, fmt, ap);
 	va_end(ap);
 	if (skip_fd >= 0 && write(skip_fd, msg, strlen(msg)) < 0)
 		tap_diag("skip reason lost: %s", strerror(errno));
 	exit(TAP_SKIP);
+}
+
+void tap_known_defect(const char *var, const char *impl, const char *reason)
+{
+	const char *v = getenv(var);
+	char msg[256];
+
+	if (!v || strcmp(v, impl))
+		return;
+	snprintf(msg, sizeof(msg), "X%s %s: %s", impl, var + 4, reason);
+	if (skip_fd >= 0 && write(skip_fd, msg, strlen(msg)) < 0)
+		tap_diag("known-defect mark lost: %s", strerror(errno));
+	/* one message per test: the pipe is read to its end by the parent */
+	close(skip_fd);
+	skip_fd = -1;
 }
 
 void tap_check_errno(long ret, int err, int want, const char *wname,
@@ -135,6 +156,29 @@ static int run_one(const struct tap_test *t, char *why, size_t len)
 	return WEXITSTATUS(status);
 }
 
+/* Prints the TAP line of test @n from its verdict and its message. */
+static void report(int n, const char *name, int v, const char *why, int *nfail)
+{
+	bool marked = why[0] == 'X';
+
+	if (v == TAP_SKIP) {
+		printf("ok %d %s # SKIP %s\n", n, name, why[0] ? why + 1 : "");
+	} else if (marked && v != TAP_PASS) {
+		printf("not ok %d %s # XFAIL %s\n", n, name, why + 1);
+	} else if (marked) {
+		tap_diag("%s passed, but is marked as a known defect (%s): "
+			 "remove the mark", name, why + 1);
+		printf("not ok %d %s\n", n, name);
+		(*nfail)++;
+	} else if (v == TAP_PASS) {
+		printf("ok %d %s\n", n, name);
+	} else {
+		printf("not ok %d %s\n", n, name);
+		(*nfail)++;
+	}
+	fflush(stdout);
+}
+
 int tap_run(const struct tap_test *tests)
 {
 	const char *only = getenv("TAP_ONLY");
@@ -153,16 +197,7 @@ int tap_run(const struct tap_test *tests)
 			continue;
 		}
 		v = run_one(&tests[i], why, sizeof(why));
-
-		if (v == TAP_PASS) {
-			printf("ok %d %s\n", i + 1, tests[i].name);
-		} else if (v == TAP_SKIP) {
-			printf("ok %d %s # SKIP %s\n", i + 1, tests[i].name, why);
-		} else {
-			printf("not ok %d %s\n", i + 1, tests[i].name);
-			nfail++;
-		}
-		fflush(stdout);
+		report(i + 1, tests[i].name, v, why, &nfail);
 	}
 	return nfail ? 1 : 0;
 }

@@ -57,11 +57,11 @@ kernels: tree
 # Guest programs: static, so the initramfs needs no libraries.
 $(OUT)/guest/bin/%: tests/guest/%.c $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm
+	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm -lpthread
 
 $(SELFTEST_ROOT)/tests/bin/%: harness/selftest/%.c $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm
+	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm -lpthread
 
 $(SELFTEST_ROOT)/etc/dlk/suites: harness/selftest/suites
 	@mkdir -p $(@D)

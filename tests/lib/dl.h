@@ -63,6 +63,8 @@ int dl_become(uint64_t runtime, uint64_t deadline, uint64_t period,
  */
 pid_t sleeper_spawn(void);
 void sleeper_end(pid_t pid);
+/* Wakes the sleeper once (it sleeps again), so it runs where it may now. */
+void sleeper_nudge(pid_t pid);
 
 /* sysctls, as integers; -1 and errno on failure */
 long sysctl_get(const char *name);
@@ -86,8 +88,8 @@ int dl_total_bw_wait(int cpu, long long want, int ms);
  * classic implementation loses track of a departed task whose bandwidth
  * is still held until its 0-lag time: when that time comes, total_bw
  * underflows and the next write fails with EBUSY.  So it first waits out
- * the 0-lag time of the tasks of earlier tests (deadlines under 200 ms).
- * 0, or -1 and errno.
+ * the 0-lag time of the tasks of earlier tests (deadlines under 200 ms),
+ * and retries a refused write for 2 s.  0, or -1 and errno.
  */
 int dl_sysctl_known_state(void);
 

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpuset: root domains made by cpusets, and CPU hotplug, as admission
+ * control sees them.
+ *
+ * A deadline task must be allowed on every CPU of its root domain, so
+ * users who want deadline tasks on some CPUs only make those CPUs a root
+ * domain of their own: an exclusive cpuset with load balancing off in
+ * cgroup v1 (the 3.14 documentation's HOWTO, run here literally), or a
+ * partition in cgroup v2.  Each such domain then admits against its own
+ * CPUs; moving a deadline task into one without room, or taking away a
+ * CPU the admitted bandwidth needs, is refused with EBUSY.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dl.h"
+#include "spin.h"
+#include "tap.h"
+
+#define MS NSEC_PER_MSEC
+#define P20 (1ULL << 20)
+
+static int put(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Writes to a control file; 0, or -1 with the write's errno. */
+static int put(const char *path, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int fd, n, r;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	r = write(fd, buf, n) == n ? 0 : -1;
+	if (r) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+static int ncpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static void need_smp(void)
+{
+	if (ncpus() < 2)
+		SKIP("needs 2 CPUs");
+}
+
+static long long avail_on(int cpu, int cpus_in_domain)
+{
+	long long bw, total;
+
+	REQUIRE(dl_bw_of_cpu(cpu, &bw, &total) == 0, "read sched/debug");
+	return bw * cpus_in_domain - total;
+}
+
+/* A sleeper holding @runtime every 2^20 ns; the setattr's result. */
+static long hold(pid_t pid, unsigned long long runtime)
+{
+	struct dl_attr a = dl_attr_make(runtime, P20, P20, 0);
+
+	return dl_setattr(pid, &a, 0);
+}
+
+#define V1 "/dev/cpuset"
+
+/*
+ * Undoes the HOWTO.  The cpuset goes only once its last task is gone for
+ * good, and only then does umount release the cpuset controller for
+ * cgroup v2: retry a while.
+ */
+static void v1_teardown(void)
+{
+	int i;
+
+	put(V1 "/cpu0/cpuset.cpu_exclusive", "0");
+	put(V1 "/cpuset.sched_load_balance", "1");
+	for (i = 0; i < 100 && rmdir(V1 "/cpu0") && errno != ENOENT; i++)
+		usleep(20 * 1000);
+	umount(V1);
+}
+
+/*
+ * The HOWTO of Documentation/scheduler/sched-deadline.txt (3.14), step by
+ * step: a cpu_exclusive cpuset with CPU 0, load balancing off at the root,
+ * the shell moved in, a 10/100 ms deadline task started there.  It is
+ * admitted, runs on CPU 0 only, and is accounted in CPU 0's own domain.
+ */
+static void howto_v1_cpu0(void)
+{
+	long long bw, t0, t1;
+	int r;
+	int64_t end;
+	pid_t pid;
+
+	need_smp();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	mkdir(V1, 0755);
+	REQUIRE(mount("cpuset", V1, "cgroup", 0, "cpuset") == 0,
+		"mount -t cgroup -o cpuset: %s", strerror(errno));
+	r = mkdir(V1 "/cpu0", 0755) ||
+	    put(V1 "/cpu0/cpuset.cpus", "0") ||
+	    put(V1 "/cpu0/cpuset.mems", "0") ||
+	    put(V1 "/cpuset.cpu_exclusive", "1") ||
+	    put(V1 "/cpuset.sched_load_balance", "0") ||
+	    put(V1 "/cpu0/cpuset.cpu_exclusive", "1") ||
+	    put(V1 "/cpu0/cpuset.mem_exclusive", "1");
+	if (r) {
+		int e = errno;
+
+		v1_teardown();
+		REQUIRE(0, "setting up the cpuset: %s", strerror(e));
+	}
+	dl_bw_of_cpu(0, &bw, &t0);
+	pid = fork();
+	REQUIRE(pid >= 0, "fork");
+	if (pid == 0) {
+		if (put(V1 "/cpu0/tasks", "%d", getpid()))
+			_exit(10);
+		if (dl_become(10 * MS, 100 * MS, 100 * MS, 0))
+			_exit(11);
+		end = now_ns() + 300 * MS;
+		while (now_ns() < end)
+			if (sched_getcpu() != 0)
+				_exit(12);
+		sleep(1);
+		_exit(0);
+	}
+	usleep(100 * 1000);
+	dl_bw_of_cpu(0, &bw, &t1);
+	waitpid(pid, &r, 0);
+	/*
+	 * Past the task's 0-lag time before the teardown rebuilds the root
+	 * domains: see dl_sysctl_known_state() for why.
+	 */
+	usleep(200 * 1000);
+	v1_teardown();
+	tap_diag("CPU 0's domain: total_bw %lld before, %lld with the task", t0, t1);
+	CHECK(WIFEXITED(r) && WEXITSTATUS(r) != 10, "moving into cpu0 failed");
+	CHECK(WIFEXITED(r) && WEXITSTATUS(r) != 11, "the task was not admitted");
+	CHECK(WIFEXITED(r) && WEXITSTATUS(r) != 12, "the task ran off CPU 0");
+	CHECK(WIFEXITED(r) && WEXITSTATUS(r) == 0, "status %#x", r);
+	CHECK(t1 - t0 == (10LL << 20) / 100, "CPU 0's domain grew by %lld",
+	      t1 - t0);
+}
+
+#define V2 "/sys/fs/cgroup"
+
+/* A cgroup v2 partition holding the last CPU; returns that CPU. */
+static int v2_partition(void)
+{
+	int last = ncpus() - 1, r;
+	char buf[32];
+
+	mkdir(V2, 0755);
+	REQUIRE(mount("none", V2, "cgroup2", 0, NULL) == 0,
+		"mount cgroup2: %s", strerror(errno));
+	snprintf(buf, sizeof(buf), "%d", last);
+	r = put(V2 "/cgroup.subtree_control", "+cpuset") ||
+	    (mkdir(V2 "/p1", 0755) && errno != EEXIST) ||
+	    put(V2 "/p1/cpuset.cpus", "%s", buf) ||
+	    put(V2 "/p1/cpuset.cpus.partition", "root");
+	if (r) {
+		int e = errno;
+
+		rmdir(V2 "/p1");
+		umount(V2);
+		REQUIRE(0, "making a partition of CPU %d: %s", last, strerror(e));
+	}
+	return last;
+}
+
+static void v2_teardown(void)
+{
+	/* Past the 0-lag time of the tasks just killed, as above. */
+	usleep(200 * 1000);
+	put(V2 "/p1/cpuset.cpus.partition", "member");
+	rmdir(V2 "/p1");
+	umount(V2);
+}
+
+/*
+ * Moves a sleeper into the partition and wakes it once, so that it runs
+ * there: admission looks at the root domain of the CPU the task last ran
+ * on, which for a task that has not run since the move is the old one.
+ */
+static void move_in(pid_t pid)
+{
+	REQUIRE(put(V2 "/p1/cgroup.procs", "%d", pid) == 0,
+		"moving %d into the partition: %s", pid, strerror(errno));
+	sleeper_nudge(pid);
+}
+
+/* A partition admits against its own CPU: exactly its limit, not a unit more. */
+static void v2_partition_admits_on_its_own(void)
+{
+	long long avail;
+	pid_t a, b;
+	int cpu;
+	long r1, r2;
+	int e1;
+
+	need_smp();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	cpu = v2_partition();
+	a = sleeper_spawn();
+	b = sleeper_spawn();
+	move_in(a);
+	move_in(b);
+	avail = avail_on(cpu, 1);
+	tap_diag("partition of CPU %d: %lld units free, the rest %lld", cpu,
+		 avail, avail_on(0, ncpus() - 1));
+	/*
+	 * The last task takes half a CPU, not a sliver: a tiny task's 0-lag
+	 * time can be seconds away, and the teardown's rebuild must come
+	 * after it (see dl_sysctl_known_state()).
+	 */
+	r1 = hold(a, avail - P20 / 2);
+	r2 = hold(b, P20 / 2 + 1);
+	e1 = errno;
+	CHECK(r1 == 0, "up to the partition's limit: %s", strerror(errno));
+	tap_check_errno(r2, e1, EBUSY, "EBUSY", __FILE__, __LINE__,
+			"one unit over the partition's limit");
+	CHECK(hold(b, P20 / 2) == 0, "exactly at the limit: %s",
+	      strerror(errno));
+	sleeper_end(a);
+	sleeper_end(b);
+	usleep(100 * 1000);
+	v2_teardown();
+}
+
+/* Moving a deadline task into a partition with no room for it: EBUSY. */
+static void move_into_full_partition_ebusy(void)
+{
+	pid_t in, out;
+	int cpu, r, e;
+
+	need_smp();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	cpu = v2_partition();
+	in = sleeper_spawn();
+	out = sleeper_spawn();
+	move_in(in);
+	CHECK(hold(in, avail_on(cpu, 1)) == 0, "filling the partition: %s",
+	      strerror(errno));
+	CHECK(hold(out, P20 / 10) == 0, "a task outside: %s", strerror(errno));
+	r = put(V2 "/p1/cgroup.procs", "%d", out);
+	e = errno;
+	tap_check_errno(r, e, EBUSY, "EBUSY", __FILE__, __LINE__,
+			"moving a deadline task into the full partition");
+	sleeper_end(in);
+	sleeper_end(out);
+	usleep(100 * 1000);
+	v2_teardown();
+}
+
+/* Taking a CPU offline when the others cannot hold the admitted bandwidth. */
+static void offline_without_room_ebusy(void)
+{
+	const char *path = "/sys/devices/system/cpu/cpu1/online";
+	long long need, bw, total, part;
+	int r, e, i, k;
+	pid_t pid[8];
+
+	need_smp();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	REQUIRE(dl_bw_of_cpu(0, &bw, &total) == 0, "read sched/debug");
+	/* A quarter of a CPU more than the CPUs left after one goes can hold. */
+	need = bw * (ncpus() - 1) - total + P20 / 4;
+	k = (int)((need + P20 - 1) / P20);
+	REQUIRE(k <= 8, "%d tasks", k);
+	for (i = 0; i < k; i++) {
+		part = i < k - 1 ? need / k : need - (k - 1) * (need / k);
+		pid[i] = sleeper_spawn();
+		CHECK(hold(pid[i], part) == 0, "admitting %lld units: %s", part,
+		      strerror(errno));
+	}
+	r = put(path, "0");
+	e = errno;
+	if (r == 0)
+		put(path, "1");
+	tap_check_errno(r, e, EBUSY, "EBUSY", __FILE__, __LINE__,
+			"taking CPU 1 offline");
+	for (i = 0; i < k; i++)
+		sleeper_end(pid[i]);
+	/* Their bandwidth comes back at their 0-lag times: poll, 2 s at most. */
+	for (i = 0; i < 100 && (r = put(path, "0")) && errno == EBUSY; i++)
+		usleep(20 * 1000);
+	e = errno;
+	if (r) {
+		dl_bw_of_cpu(0, &bw, &total);
+		tap_diag("total_bw %lld, bw %lld", total, bw);
+	}
+	CHECK(r == 0, "CPU 1 offline once the tasks left: %s", strerror(e));
+	CHECK(put(path, "1") == 0, "CPU 1 back online: %s", strerror(errno));
+}
+
+/*
+ * "cpuset v1" runs the HOWTO, "cpuset" the rest: once cgroup v1 has had
+ * the cpuset controller, the v1 hierarchy outlives its umount and cgroup
+ * v2 cannot have it, so the two need separate boots.
+ */
+int main(int argc, char **argv)
+{
+	static const struct tap_test v1[] = {
+		TAP_TEST(howto_v1_cpu0),
+		{ NULL, NULL }
+	};
+	static const struct tap_test v2[] = {
+		TAP_TEST(v2_partition_admits_on_its_own),
+		TAP_TEST(move_into_full_partition_ebusy),
+		TAP_TEST(offline_without_room_ebusy),
+		{ NULL, NULL }
+	};
+
+	return tap_run(argc > 1 && !strcmp(argv[1], "v1") ? v1 : v2);
+}

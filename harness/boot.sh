@@ -50,6 +50,7 @@ mem=512
 [ "$DEBUG" = 1 ] && mem=2048
 append="console=ttyS0 panic=-1 oops=panic dlk.mode=$MODE dlk.cpus=$SMP"
 append="$append dlk.dl=$(impl SCHED_DL) dlk.component=$(impl COMPONENT)"
+append="$append dlk.hostcpus=$NPROC"
 [ -n "$ICOUNT" ] && append="$append dlk.icount=$ICOUNT"
 [ -n "${SUITES:-}" ] && append="$append dlk.suites=$SUITES"
 set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \

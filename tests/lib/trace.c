@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "trace.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+
+static int put(const char *file, const char *val)
+{
+	char path[128];
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	r = fputs(val, f) < 0;
+	r |= fclose(f) != 0;
+	return r ? -1 : 0;
+}
+
+int trace_start(void)
+{
+	struct stat st;
+
+	if (stat(TRACEFS "/trace", &st) &&
+	    mount("tracefs", TRACEFS, "tracefs", 0, NULL))
+		return -1;
+	if (put("tracing_on", "0") || put("trace", "") ||
+	    put("trace_clock", "mono") || put("buffer_size_kb", "8192") ||
+	    put("events/sched/sched_switch/enable", "1") ||
+	    put("events/sched/sched_wakeup/enable", "1") ||
+	    put("events/sched/sched_wakeup_new/enable", "1"))
+		return -1;
+	return put("tracing_on", "1");
+}
+
+/* One line of the text trace; 1 if it is an event of ours. */
+static int parse_line(const char *line, struct trace_ev *ev)
+{
+	const char *p = strchr(line, '[');
+	unsigned long sec, usec;
+	const char *ev_name;
+
+	if (!p || sscanf(p, "[%d]", &ev->cpu) != 1)
+		return 0;
+	p = strchr(p, ']');
+	/* after the flags field, "SECONDS.MICROS: event:" */
+	while (p && *p && sscanf(p, " %lu.%lu:", &sec, &usec) != 2)
+		p = strchr(p + 1, ' ');
+	if (!p || !*p)
+		return 0;
+	ev->t = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
+	if ((ev_name = strstr(p, "sched_switch: "))) {
+		const char *n = strstr(ev_name, "==> ");
+		const char *ps = strstr(ev_name, "prev_state=");
+
+		ev->kind = TR_SWITCH;
+		if (!n || !ps || sscanf(strstr(ev_name, "prev_pid="), "prev_pid=%d",
+					&ev->prev) != 1 ||
+		    sscanf(strstr(n, "next_pid="), "next_pid=%d", &ev->pid) != 1)
+			return 0;
+		ev->prev_state = ps[11];
+		return 1;
+	}
+	if ((ev_name = strstr(p, "sched_wakeup")) && strstr(ev_name, " pid=")) {
+		ev->kind = TR_WAKEUP;
+		ev->prev = 0;
+		ev->prev_state = 0;
+		return sscanf(strstr(ev_name, " pid=") + 1, "pid=%d", &ev->pid) == 1;
+	}
+	return 0;
+}
+
+int trace_stop_read(struct trace_ev **evs)
+{
+	size_t n = 0, cap = 4096;
+	struct trace_ev *v;
+	char line[512];
+	FILE *f;
+
+	put("tracing_on", "0");
+	f = fopen(TRACEFS "/trace", "r");
+	if (!f)
+		return -1;
+	v = malloc(cap * sizeof(*v));
+	while (v && fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (n == cap) {
+			struct trace_ev *w = realloc(v, 2 * cap * sizeof(*v));
+
+			if (!w) {
+				free(v);
+				v = NULL;
+				break;
+			}
+			v = w;
+			cap *= 2;
+		}
+		n += parse_line(line, &v[n]);
+	}
+	fclose(f);
+	put("events/sched/enable", "0");
+	if (!v)
+		return -1;
+	/* The file merges the per-CPU buffers in time order already. */
+	*evs = v;
+	return (int)n;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The scheduler's own account of a run: sched_switch and sched_wakeup
+ * events from tracefs, on the CLOCK_MONOTONIC timebase (trace_clock mono)
+ * so that they line up with the times the tasks themselves record.
+ */
+#ifndef DLK_TRACE_H
+#define DLK_TRACE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+enum trace_kind { TR_WAKEUP, TR_SWITCH };
+
+struct trace_ev {
+	int64_t t;		/* ns, CLOCK_MONOTONIC */
+	int cpu;
+	enum trace_kind kind;
+	pid_t pid;		/* wakeup: the woken; switch: next */
+	pid_t prev;		/* switch: the task switched out */
+	char prev_state;	/* switch: 'R' if prev stays runnable */
+};
+
+/* Clears the buffer, sets the clock and starts the two events; 0 or -1. */
+int trace_start(void);
+
+/* Stops tracing and reads the events in time order; count or -1. */
+int trace_stop_read(struct trace_ev **evs);
+
+#endif

@@ -15,7 +15,7 @@ DEBUG ?= 0
 SMP ?=
 ICOUNT ?=
 SUITE ?=
-TIMEOUT ?= 900
+TIMEOUT ?=
 ADD ?=
 RUN ?=
 FORCE ?= 0
@@ -24,6 +24,9 @@ BISECT ?= 0
 OUT := $(or $(DLK_OUT),$(CURDIR)/out)
 export DLK_OUT := $(OUT)
 export DEBUG SMP ICOUNT SUITE TIMEOUT
+# Passed to the scripts explicitly, quoted: never through make's
+# environment, where make would expand them.
+unexport RUN ADD
 
 CC := gcc
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Itests/lib
@@ -71,8 +74,9 @@ $(KTAPSUM): harness/ktapsum.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ $<
 
-$(INITRD): $(GUEST_PROGS) tests/guest/suites harness/init harness/mkinitramfs.sh
-	sh harness/mkinitramfs.sh $@ $(OUT)/guest/bin tests/guest/suites
+$(INITRD): $(GUEST_PROGS) tests/guest/suites harness/init harness/mkinitramfs.sh \
+	  harness/lib.sh /bin/busybox
+	sh harness/mkinitramfs.sh $@ tests/guest/suites $(GUEST_PROGS)
 
 guest: $(GUEST_PROGS) $(SELFTEST_PROGS) $(SELFTEST_ROOT)/etc/dlk/suites $(KTAPSUM)
 
@@ -109,4 +113,4 @@ clean:
 	rm -rf $(OUT)
 
 distclean: clean
-	@sh -c '. harness/lib.sh; echo "removing $$DLK_CACHE"; rm -rf "$$DLK_CACHE"'
+	@sh -c '. "$$0"; echo "removing $$DLK_CACHE"; rm -rf "$$DLK_CACHE"' harness/lib.sh

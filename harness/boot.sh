@@ -19,10 +19,11 @@ TIMEOUT=${TIMEOUT:-600}
 INITRD=${INITRD:?INITRD is the base initramfs}
 LOGDIR=${LOGDIR:?LOGDIR is where the logs go}
 
-image=$(kernel_image "$KERNEL" "$DEBUG")
-[ -f "$image" ] || die "no kernel at $image (make kernels)"
+# The last run's logs go first: nothing may parse them as this run's.
 mkdir -p "$LOGDIR"
 rm -f "$LOGDIR"/console.log "$LOGDIR"/guest.log "$LOGDIR"/status
+image=$(kernel_image "$KERNEL" "$DEBUG")
+[ -f "$image" ] || die "no kernel at $image (make kernels)"
 
 # The per-boot archive: the RUN command and the ADD directory.
 over=$LOGDIR/overlay

@@ -41,7 +41,8 @@ dropped=$(sed -n 's/^Value requested for \(CONFIG_[A-Za-z0-9_]*\) not in.*/\1/p'
 	"$scratch/merge.log")
 [ "${LENIENT:-0}" = 1 ] && dropped=
 for sym in $dropped; do
-	if grep -q "^$sym=\|^# $sym is not set" "$TOP"/configs/*.config; then
+	# shellcheck disable=SC2086
+	if grep -q "^$sym=\|^# $sym is not set" $(echo $frags | tr ' ' '\n' | grep "^$TOP/configs/"); then
 		grep -A2 "^Value requested for $sym " "$scratch/merge.log" >&2
 		die "$name: $sym from configs/ is not in the final .config"
 	fi

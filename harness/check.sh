@@ -29,16 +29,20 @@ sh "$TOP/harness/tree.sh"
 for p in $(series_files); do
 	f=$TOP/patches/$p
 	subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f")
-	echo "$subj" | grep -q '^[a-z0-9/_ -]*: [A-Za-z]' ||
+	printf '%s\n' "$subj" | grep -q '^[a-z0-9/_ -]*: [A-Za-z]' ||
 		fail "$p: subject '$subj' is not 'subsystem: Summary'"
 	grep -q '^Signed-off-by: ' "$f" || fail "$p: no Signed-off-by"
-	out=$(cd "$SRC_STOCK" && perl scripts/checkpatch.pl --strict --terse \
-		--show-types "$f" 2>&1) || true
-	if echo "$out" | grep -q ': \(ERROR\|WARNING\|CHECK\):'; then
-		echo "$out" | grep ': \(ERROR\|WARNING\|CHECK\):'
-		fail "$p: checkpatch --strict is not clean"
-	else
+	# Clean means exit 0 and a total of nothing: a checkpatch that
+	# crashed or printed nothing is not a clean one.
+	st=0
+	out=$(cd "$SRC_STOCK" && perl scripts/checkpatch.pl --strict \
+		--show-types --summary-file "$f" 2>&1) || st=$?
+	if [ $st = 0 ] && printf '%s\n' "$out" |
+		grep -q 'total: 0 errors, 0 warnings, 0 checks'; then
 		echo "ok    $p: checkpatch --strict clean"
+	else
+		printf '%s\n' "$out"
+		fail "$p: checkpatch --strict is not clean (exit $st)"
 	fi
 done
 

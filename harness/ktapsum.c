@@ -13,7 +13,9 @@
  *	each suite is framed by "@@DLK suite NAME" and "@@DLK end NAME RC"
  *	(-D: the guest must have printed "@@DLK done").  -T says the guest
  *	was killed after SECONDS.  -t parses a plain TAP file from the host
- *	as suite SUITE.  -p names the boot: its suites are BOOT/NAME.
+ *	as suite SUITE.  -p names the boot: its suites are BOOT/NAME.  -e
+ *	lists the suites the boot had to run (a,b,c): one that never began
+ *	is a failure.  -B says the boot itself failed, and how.
  *
  *   ktapsum summary RESULTS...
  *	Prints the counts per kernel and suite, every failure by name, and
@@ -148,6 +150,9 @@ static void ctx_close(struct doc *d, int level, const char *what)
 	if (!c->open)
 		return;
 	c->open = false;
+	/* KUnit prints no plan for the cases of a parameterised test. */
+	if (c->plan < 0 && !d->suite && level >= 2)
+		return;
 	if (c->plan < 0)
 		problem(d, suite, "%s printed no plan (%d results)", what,
 			c->count);
@@ -177,16 +182,23 @@ static void add_diag(struct doc *d, const char *s)
 	snprintf(d->diag[d->ndiag++], TEXT, "%s", s);
 }
 
+struct result {
+	bool ok, skip, xfail;
+	long num;		/* -1: no number */
+	char name[TEXT];
+	char reason[TEXT];	/* of a SKIP or an XFAIL */
+};
+
 /* "ok 3 name # SKIP why" or "not ok 3 name": returns false if not one. */
-static bool parse_result(const char *s, bool *ok, char *name, size_t len,
-			 bool *skip, bool *xfail)
+static bool parse_result(const char *s, struct result *r)
 {
 	const char *p = s, *hash;
 	size_t n;
 
-	*ok = true;
+	memset(r, 0, sizeof(*r));
+	r->ok = true;
 	if (!strncmp(p, "not ok", 6)) {
-		*ok = false;
+		r->ok = false;
 		p += 6;
 	} else if (!strncmp(p, "ok", 2)) {
 		p += 2;
@@ -197,6 +209,7 @@ static bool parse_result(const char *s, bool *ok, char *name, size_t len,
 		return false;
 	while (*p == ' ')
 		p++;
+	r->num = isdigit((unsigned char)*p) ? strtol(p, NULL, 10) : -1;
 	while (isdigit((unsigned char)*p))
 		p++;
 	while (*p == ' ' || *p == '-')
@@ -205,12 +218,20 @@ static bool parse_result(const char *s, bool *ok, char *name, size_t len,
 	if (!hash && !strncmp(p, "# ", 2))
 		hash = p - 1;
 	n = hash ? (size_t)(hash - p) : strlen(p);
-	if (n >= len)
-		n = len - 1;
-	memcpy(name, p, n);
-	name[n] = '\0';
-	*skip = hash && !strncasecmp(hash + 3, "SKIP", 4);
-	*xfail = hash && !strncasecmp(hash + 3, "XFAIL", 5);
+	if (n >= sizeof(r->name))
+		n = sizeof(r->name) - 1;
+	memcpy(r->name, p, n);
+	if (!hash)
+		return true;
+	/* A skip is a passing line that says so; SKIP on "not ok" fails. */
+	r->skip = r->ok && !strncasecmp(hash + 3, "SKIP", 4);
+	r->xfail = !strncasecmp(hash + 3, "XFAIL", 5);
+	if (r->skip || r->xfail) {
+		p = hash + 3 + (r->skip ? 4 : 5);
+		while (*p == ' ')
+			p++;
+		snprintf(r->reason, sizeof(r->reason), "%s", p);
+	}
 	return true;
 }
 
@@ -222,21 +243,23 @@ static void leaf_name(struct doc *d, int level, const char *desc, char *buf,
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (i = first; i <= level && i <= MAX_LEVEL; i++)
+	for (i = first; i <= level && i <= MAX_LEVEL && used < len; i++)
 		if (d->lv[i].name[0])
 			used += snprintf(buf + used, len - used, "%s/",
 					 d->lv[i].name);
-	snprintf(buf + used, len - used, "%s", desc);
+	if (used < len)
+		snprintf(buf + used, len - used, "%s", desc);
 }
 
 static void on_result(struct doc *d, int level, const char *s)
 {
-	char desc[TEXT], name[TEXT * 2], det[TEXT * NDIAG + 8];
-	bool ok, skip, xfail, leaf = true;
+	char name[TEXT * 2], det[TEXT * NDIAG + 8];
 	const char *status;
 	int i, sub_fails = 0;
+	struct result r;
+	bool leaf = true;
 
-	if (!parse_result(s, &ok, desc, sizeof(desc), &skip, &xfail))
+	if (!parse_result(s, &r))
 		return;
 	if (!d->lv[level].open)
 		ctx_open(d, level);
@@ -244,36 +267,41 @@ static void on_result(struct doc *d, int level, const char *s)
 		struct ctx *sub = &d->lv[level + 1];
 
 		if (!sub->name[0])
-			snprintf(sub->name, sizeof(sub->name), "%s", desc);
+			snprintf(sub->name, sizeof(sub->name), "%s", r.name);
 		leaf = sub->leaves == 0;
 		sub_fails = sub->fails;
 		ctx_close(d, level + 1, sub->name);
 	}
 	d->lv[level].count++;
+	/* Numbers run 1, 2, 3...: a repeated or missing one is a lost test. */
+	if (r.num != d->lv[level].count)
+		problem(d, suite_of(d, level), "result %d is numbered %ld (%s)",
+			d->lv[level].count, r.num, r.name);
 	if (!leaf) {
-		if (!ok && !sub_fails)
+		if (!r.ok && !sub_fails)
 			problem(d, suite_of(d, level + 1),
-				"%s failed without a failing test", desc);
+				"%s failed without a failing test", r.name);
 		d->ndiag = 0;
 		return;
 	}
 	/* XFAIL: a known defect, failing as expected; never a pass. */
-	status = skip ? "SKIP" : xfail && !ok ? "XFAIL" : ok ? "PASS" : "FAIL";
+	status = r.skip ? "SKIP" : r.xfail && !r.ok ? "XFAIL" :
+		 r.ok ? "PASS" : "FAIL";
 	for (i = 0; i <= level; i++) {
 		d->lv[i].leaves++;
 		d->lv[i].fails += !strcmp(status, "FAIL");
 	}
-	leaf_name(d, level, desc, name, sizeof(name));
+	leaf_name(d, level, r.name, name, sizeof(name));
 	detail_of(d, det, sizeof(det));
-	if (xfail && !ok)
-		snprintf(det, sizeof(det), "%s", strstr(s, "# XFAIL") + 8);
-	record(d, suite_of(d, level), status, name, ok ? "" : det);
+	if (r.xfail && !r.ok)
+		snprintf(det, sizeof(det), "%s", r.reason);
+	record(d, suite_of(d, level), status, name, r.ok ? "" : det);
 }
 
 /* Feeds one line of a KTAP/TAP document (prefixes already removed). */
 static void ktap_line(struct doc *d, const char *line)
 {
-	int indent = 0, level;
+	int indent = 0, level, i;
 	const char *s;
 
 	while (line[indent] == ' ')
@@ -283,8 +311,11 @@ static void ktap_line(struct doc *d, const char *line)
 	if (level > MAX_LEVEL)
 		return;
 	if (!strncmp(s, "KTAP version ", 13) || !strncmp(s, "TAP version ", 12)) {
-		if (level == 0 && d->lv[0].open)
-			ctx_close(d, 0, d->suite ? d->suite : "KUnit");
+		/* A new document at this level ends whatever was open there. */
+		for (i = MAX_LEVEL; i >= level; i--)
+			if (d->lv[i].open)
+				ctx_close(d, i, d->lv[i].name[0] ? d->lv[i].name :
+					  d->suite ? d->suite : "KUnit");
 		ctx_open(d, level);
 	} else if (!strncmp(s, "# Subtest: ", 11)) {
 		if (!d->lv[level].open)
@@ -420,6 +451,7 @@ struct guest_state {
 	char timeout[32];
 	bool in_suite;
 	bool done;
+	char started[4096];	/* ",a,b," : the suites that began */
 };
 
 static void guest_marker(struct guest_state *g, const char *m, FILE *out,
@@ -432,6 +464,10 @@ static void guest_marker(struct guest_state *g, const char *m, FILE *out,
 		if (g->in_suite)
 			guest_suite_end(&g->d, -1, NULL);
 		snprintf(g->suite, sizeof(g->suite), "%s", name);
+		if (strlen(g->started) + strlen(name) + 2 < sizeof(g->started)) {
+			strcat(g->started, name);
+			strcat(g->started, ",");
+		}
 		doc_init(&g->d, kernel, g->suite, out);
 		g->in_suite = true;
 		g->timeout[0] = '\0';
@@ -445,11 +481,27 @@ static void guest_marker(struct guest_state *g, const char *m, FILE *out,
 	}
 }
 
-static int parse_guest(const char *kernel, const char *path, bool need_done,
-		       FILE *out)
+/* Every suite of the comma-separated @expect must have begun. */
+static void check_expected(struct guest_state *g, const char *expect,
+			   const char *kernel, FILE *out)
 {
-	struct guest_state g = { 0 };
-	char line[4096];
+	char list[4096], *tok, *save = NULL, key[TEXT + 2];
+
+	snprintf(list, sizeof(list), "%s", expect);
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		snprintf(key, sizeof(key), ",%s,", tok);
+		if (!strstr(g->started, key)) {
+			doc_init(&g->d, kernel, tok, out);
+			problem(&g->d, tok, "never started");
+		}
+	}
+}
+
+static int parse_guest(const char *kernel, const char *path, bool need_done,
+		       const char *expect, FILE *out)
+{
+	struct guest_state g = { .started = "," };
+	char line[4096], *mark;
 	FILE *f;
 
 	doc_init(&g.d, kernel, "boot", out);
@@ -460,10 +512,17 @@ static int parse_guest(const char *kernel, const char *path, bool need_done,
 	}
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\r\n")] = '\0';
-		if (!strncmp(line, "@@DLK ", 6))
-			guest_marker(&g, line + 6, out, kernel);
-		else if (g.in_suite)
+		/*
+		 * A marker can follow a line a killed program left unended:
+		 * the text before it still belongs to the suite.
+		 */
+		mark = strstr(line, "@@DLK ");
+		if (mark)
+			*mark = '\0';
+		if (g.in_suite && (!mark || mark != line))
 			ktap_line(&g.d, line);
+		if (mark)
+			guest_marker(&g, mark + 6, out, kernel);
 	}
 	fclose(f);
 	if (g.in_suite) {
@@ -474,6 +533,8 @@ static int parse_guest(const char *kernel, const char *path, bool need_done,
 		doc_init(&g.d, kernel, "boot", out);
 		problem(&g.d, "boot", "the guest did not finish its suites");
 	}
+	if (expect)
+		check_expected(&g, expect, kernel, out);
 	return 0;
 }
 
@@ -505,13 +566,15 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: ktapsum parse -k KERNEL -o RESULTS [-p BOOT] [-c CONSOLE [-K|-N]]\n"
-		"                     [-g GUEST [-D]] [-T SECONDS] [-t TAP -s SUITE]\n"
+		"                     [-g GUEST [-D] [-e SUITES]] [-T SECONDS] [-B WHY]\n"
+		"                     [-t TAP -s SUITE]\n"
 		"       ktapsum summary RESULTS...\n");
 	return 2;
 }
 
 struct parse_args {
 	const char *kernel, *out, *console, *guest, *tap, *suite, *timeout;
+	const char *expect, *boot_error;
 	bool kunit, need_done, no_ktap;
 };
 
@@ -522,7 +585,7 @@ static int cmd_parse(int argc, char **argv)
 	FILE *out;
 	int c;
 
-	while ((c = getopt(argc, argv, "k:o:p:c:KNg:DT:t:s:")) != -1) {
+	while ((c = getopt(argc, argv, "k:o:p:c:KNg:DT:t:s:e:B:")) != -1) {
 		switch (c) {
 		case 'k': a.kernel = optarg; break;
 		case 'o': a.out = optarg; break;
@@ -530,6 +593,8 @@ static int cmd_parse(int argc, char **argv)
 		case 'K': a.kunit = true; break;
 		case 'N': a.no_ktap = true; break;
 		case 'p': prefix = optarg; break;
+		case 'e': a.expect = optarg; break;
+		case 'B': a.boot_error = optarg; break;
 		case 'g': a.guest = optarg; break;
 		case 'D': a.need_done = true; break;
 		case 'T': a.timeout = optarg; break;
@@ -549,10 +614,13 @@ static int cmd_parse(int argc, char **argv)
 	if (a.timeout)
 		problem(&d, "boot", "the guest hung: killed after %ss",
 			a.timeout);
+	if (a.boot_error)
+		problem(&d, "boot", "the boot failed: %s", a.boot_error);
 	if (a.console)
 		parse_console(a.kernel, a.console, a.kunit, !a.no_ktap, out);
 	if (a.guest)
-		parse_guest(a.kernel, a.guest, a.need_done && !a.timeout, out);
+		parse_guest(a.kernel, a.guest, a.need_done && !a.timeout,
+			    a.expect, out);
 	if (a.tap)
 		parse_tap(a.kernel, a.suite, a.tap, out);
 	return fclose(out) ? 2 : 0;

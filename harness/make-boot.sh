@@ -27,7 +27,9 @@ export MODE=run RUN
 st=0
 TIMEOUT=${TIMEOUT:-900} sh "$TOP/harness/boot.sh" || st=$?
 if [ -f "$LOGDIR/guest.log" ]; then
-	tr -d '\r' <"$LOGDIR/guest.log" | grep -v '^@@DLK exit [0-9]*$' || true
+	# The marker's line and the empty line init puts before it.
+	tr -d '\r' <"$LOGDIR/guest.log" | sed -e '/^@@DLK exit [0-9]*$/d' |
+		sed -e '$!b' -e '/^$/d' || true
 fi
 [ "$st" = 0 ] || say "exit status $st; the kernel's log: $LOGDIR/console.log"
 exit "$st"

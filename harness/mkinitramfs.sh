@@ -1,14 +1,14 @@
 #!/bin/sh
-# mkinitramfs.sh OUT.cpio BINDIR SUITES: the base initramfs of every boot:
-# static busybox, the harness's init, the guest programs in BINDIR (as
+# mkinitramfs.sh OUT.cpio SUITES PROGRAM...: the base initramfs of every
+# boot: static busybox, the harness's init, the guest programs (in
 # /tests/bin) and the suite list (as /etc/dlk/suites).  Per-boot files
 # (a RUN command, an ADD directory) go into a second archive that boot.sh
 # appends; the kernel unpacks both, later files replacing earlier ones.
 . "$(dirname "$0")/lib.sh"
 
 out=$1
-bindir=$2
-suites=$3
+suites=$2
+shift 2
 busybox=/bin/busybox
 ldd "$busybox" 2>&1 | grep -q 'not a dynamic' ||
 	die "$busybox is not a static busybox (install busybox-static)"
@@ -19,7 +19,9 @@ mkdir -p "$root/bin" "$root/tests/bin" "$root/etc/dlk" "$root/root"
 cp "$busybox" "$root/bin/busybox"
 cp "$TOP/harness/init" "$root/init"
 chmod 755 "$root/init"
-cp "$bindir"/* "$root/tests/bin/" 2>/dev/null || true
+for prog in "$@"; do
+	cp "$prog" "$root/tests/bin/"
+done
 cp "$suites" "$root/etc/dlk/suites"
 cpio_pack "$root" >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -18,6 +18,7 @@ dev() {
 	if [ -d "$SRC_DEV" ]; then
 		cgit -C "$SRC_DEV" checkout -q -B dev "$commit"
 	else
+		cgit -C "$GITDIR" worktree prune
 		cgit -C "$GITDIR" worktree add -q -B dev "$SRC_DEV" "$commit"
 	fi
 	say "developer tree: $SRC_DEV (branch dev, $(cgit -C "$SRC_DEV" rev-list --count base..dev) patches on base)"
@@ -28,7 +29,14 @@ export_series() {
 	[ -z "$(cgit -C "$SRC_DEV" status --porcelain --untracked-files=no)" ] ||
 		say "warning: uncommitted changes in $SRC_DEV are not exported"
 	tmp=$(mktemp -d)
-	cgit -C "$SRC_DEV" format-patch -q --zero-commit -N --no-signature \
+	# The user's git settings must not change the files: pin those
+	# that shape a patch.
+	git -C "$SRC_DEV" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+		-c diff.algorithm=myers -c diff.renames=true -c diff.context=3 \
+		-c format.signOff=false -c format.numbered=auto \
+		-c format.coverLetter=false -c format.thread=false \
+		-c format.suffix=.patch -c diff.suppressBlankEmpty=false \
+		format-patch -q --zero-commit -N --no-signature --stat=80 \
 		--no-encode-email-headers -o "$tmp" base..dev
 	rm -f "$TOP"/patches/*.patch
 	{

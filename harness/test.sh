@@ -2,14 +2,14 @@
 # test.sh: the body of 'make test'.  Builds the kernels, boots each with
 # the guest suites (KUnit runs during its boot), runs the harness's own
 # self-tests, and prints the verdict.  Settings from the environment:
-#   KERNELS="stock ours"  DEBUG=0|1  SUITE=a,b  TIMEOUT=900
+#   KERNELS="stock ours"  DEBUG=0|1  SUITE=a,b
+#   TIMEOUT=seconds for each boot (default: its suites' limits + 120)
 #   SMP=N ICOUNT=SHIFT: one boot of that shape instead of tests/guest/boots
 #   INITRD=base initramfs  KTAPSUM=parser binary  SELFTEST_ADD=dir
 . "$(dirname "$0")/lib.sh"
 
 KERNELS=${KERNELS:-stock ours}
 DEBUG=${DEBUG:-0}
-TIMEOUT=${TIMEOUT:-900}
 : "${INITRD:?}" "${KTAPSUM:?}"
 export DEBUG INITRD
 
@@ -31,11 +31,49 @@ boots_of() {
 	fi
 }
 
+# suite_names: every suite tests/guest/suites defines
+suite_names() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/tests/guest/suites" |
+		awk '{print $1}'
+}
+
+# check_lists: boots name only defined suites, every suite has a boot,
+# and SUITE= names only suites that exist.
+check_lists() {
+	known=$(suite_names)
+	in_boots=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/tests/guest/boots" |
+		awk '{print $4}' | tr , '\n')
+	for x in $in_boots; do
+		echo "$known" | grep -qx "$x" ||
+			die "tests/guest/boots runs '$x', which tests/guest/suites does not define"
+	done
+	for x in $known; do
+		echo "$in_boots" | grep -qx "$x" ||
+			die "suite '$x' is in no boot of tests/guest/boots"
+	done
+	for x in $(echo "${SUITE:-}" | tr , ' '); do
+		[ "$x" = harness ] || echo "$known" | grep -qx "$x" ||
+			die "SUITE=$x: no such suite (see tests/guest/suites)"
+	done
+}
+
 # only_wanted LIST: the suites of LIST that SUITE= asks for (all if unset)
 only_wanted() {
 	[ -z "${SUITE:-}" ] && { echo "$1"; return; }
 	echo "$1" | tr , '\n' | grep -Fx "$(echo "$SUITE" | tr , '\n')" |
 		paste -sd, - || true
+}
+
+# limit_of LIST: the boot's time limit: its suites' limits and 120 s more
+# for booting and the checks after them, unless TIMEOUT= says otherwise.
+limit_of() {
+	if [ -n "${TIMEOUT:-}" ]; then
+		echo "$TIMEOUT"
+		return
+	fi
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/tests/guest/suites" |
+		awk -v list=",$1," 'index(list, "," $1 ",") { t += $2 }
+			END { print t + 120 }'
 }
 
 # boot_and_parse KERNEL BOOT SMP ICOUNT SUITES FIRST
@@ -45,11 +83,12 @@ boot_and_parse() {
 	icount=$4
 	is_first=$6
 	[ "$icount" = - ] && icount=
-	say "booting $name: $2 (SMP=$3${icount:+ ICOUNT=$icount}): $5"
+	limit=$(limit_of "$5")
+	say "booting $name: $2 (SMP=$3${icount:+ ICOUNT=$icount}, ${limit}s): $5"
 	st=0
-	KERNEL=$1 MODE=test SMP=$3 ICOUNT=$icount SUITES=$5 TIMEOUT=$TIMEOUT \
-		LOGDIR=$logs sh "$TOP/harness/boot.sh" || st=$?
-	set -- -k "$name" -o "$results/$name.tsv" -p "$2" \
+	KERNEL=$1 MODE=test SMP=$3 ICOUNT=$icount SUITES=$5 TIMEOUT=$limit \
+		LOGDIR=$logs sh "$TOP/harness/boot.sh" 2>"$logs.err" || st=$?
+	set -- -k "$name" -o "$results/$name.tsv" -p "$2" -e "$5" \
 		-c "$logs/console.log" -g "$logs/guest.log" -D
 	# KUnit runs at every boot; its results are counted from the first.
 	if [ "$is_first" = 1 ]; then
@@ -57,15 +96,21 @@ boot_and_parse() {
 	else
 		set -- "$@" -N
 	fi
-	[ $st = 124 ] && set -- "$@" -T "$TIMEOUT"
+	if [ $st = 124 ]; then
+		set -- "$@" -T "$limit"
+	elif [ $st != 0 ]; then
+		set -- "$@" -B "boot.sh exit $st: $(tail -1 "$logs.err" 2>/dev/null)"
+	fi
 	"$KTAPSUM" parse "$@"
 }
 
+check_lists
 results=$DLK_OUT/results
 rm -rf "$results"
-mkdir -p "$results"
+mkdir -p "$results" "$DLK_OUT/logs"
 for k in $KERNELS; do
 	first=1
+	mkdir -p "$DLK_OUT/logs/$(kernel_name "$k" "$DEBUG")"
 	boots_of | while read -r boot smp icount list; do
 		list=$(only_wanted "$list")
 		[ -n "$list" ] || continue
@@ -86,7 +131,9 @@ fi
 echo
 set --
 for k in $KERNELS; do
-	set -- "$@" "$results/$(kernel_name "$k" "$DEBUG").tsv"
+	f=$results/$(kernel_name "$k" "$DEBUG").tsv
+	[ -f "$f" ] && set -- "$@" "$f"
 done
 [ -f "$results/host.tsv" ] && set -- "$@" "$results/host.tsv"
+[ $# -gt 0 ] || die "no results: SUITE=${SUITE:-} selected nothing"
 "$KTAPSUM" summary "$@"

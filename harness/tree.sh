@@ -50,6 +50,7 @@ series_hash() {
 
 apply_series() {
 	if [ ! -d "$SRC_APPLY" ]; then
+		cgit -C "$GITDIR" worktree prune
 		cgit -C "$GITDIR" worktree add -q --detach "$SRC_APPLY" base
 	fi
 	cd "$SRC_APPLY"
@@ -73,6 +74,7 @@ apply_series() {
 update_ours() {
 	commit=$1
 	if [ ! -d "$SRC_OURS" ]; then
+		cgit -C "$GITDIR" worktree prune
 		cgit -C "$GITDIR" worktree add -q --detach "$SRC_OURS" "$commit"
 		return 0
 	fi

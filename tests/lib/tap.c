@@ -4,6 +4,7 @@
  * status (0 pass, 1 fail, 4 skip) and a skip reason through a pipe.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -122,7 +123,12 @@ static void child(const struct tap_test *t, int fd)
 	exit(failed ? TAP_FAIL : TAP_PASS);
 }
 
-/* Runs one test; returns its verdict and fills @why for a skip. */
+/*
+ * Runs one test; returns its verdict and fills @why with its message.
+ * The test runs in a process group of its own, killed whole when the
+ * test ends: children it left behind (sleepers holding bandwidth, a
+ * spinning hog) must not outlive it, nor hold the message pipe open.
+ */
 static int run_one(const struct tap_test *t, char *why, size_t len)
 {
 	int fds[2], status;
@@ -139,14 +145,21 @@ static int run_one(const struct tap_test *t, char *why, size_t len)
 		return TAP_FAIL;
 	}
 	if (pid == 0) {
+		setpgid(0, 0);
 		close(fds[0]);
 		child(t, fds[1]);
 	}
+	setpgid(pid, pid);
 	close(fds[1]);
+	if (waitpid(pid, &status, 0) < 0)
+		status = -1;
+	kill(-pid, SIGKILL);
+	/* The message is in the pipe already; what is not, never comes. */
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	n = read(fds[0], why, len - 1);
 	why[n > 0 ? n : 0] = '\0';
 	close(fds[0]);
-	if (waitpid(pid, &status, 0) < 0)
+	if (status == -1)
 		return TAP_FAIL;
 	if (WIFSIGNALED(status)) {
 		tap_diag("%s: killed by signal %d (%s)", t->name,

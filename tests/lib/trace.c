@@ -59,11 +59,13 @@ static int parse_line(const char *line, struct trace_ev *ev)
 	if ((ev_name = strstr(p, "sched_switch: "))) {
 		const char *n = strstr(ev_name, "==> ");
 		const char *ps = strstr(ev_name, "prev_state=");
+		const char *pp = strstr(ev_name, "prev_pid=");
+		const char *np = n ? strstr(n, "next_pid=") : NULL;
 
 		ev->kind = TR_SWITCH;
-		if (!n || !ps || sscanf(strstr(ev_name, "prev_pid="), "prev_pid=%d",
-					&ev->prev) != 1 ||
-		    sscanf(strstr(n, "next_pid="), "next_pid=%d", &ev->pid) != 1)
+		if (!ps || !pp || !np ||
+		    sscanf(pp, "prev_pid=%d", &ev->prev) != 1 ||
+		    sscanf(np, "next_pid=%d", &ev->pid) != 1)
 			return 0;
 		ev->prev_state = ps[11];
 		return 1;

@@ -43,12 +43,14 @@ struct run spin_until_gap(int64_t limit)
 		 */
 		if ((t - last) - (c - c_last) >= GAP_NS) {
 			r.used = c_last - c0;
+			r.cpu_end = c_last;
 			r.gap = (t - last) - (c - c_last);
 			r.resumed = t;
 			return r;
 		}
 		if (t - t0 >= limit) {
 			r.used = c - c0;
+			r.cpu_end = c;
 			r.resumed = t;
 			return r;
 		}

@@ -26,6 +26,7 @@ struct run {
 	int64_t used;		/* CPU time used in it */
 	int64_t gap;		/* wall time not running after it */
 	int64_t resumed;	/* wall time the thread ran again */
+	int64_t cpu_end;	/* thread CPU clock when the run ended */
 };
 
 /*

@@ -4,6 +4,7 @@
 #   make run      build and boot ours, run the demonstration
 #   make test     every test on both kernels; ends with "N passed, N failed"
 #   make boot     boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
+#   make bench    the component framework benchmark, stock and ours
 #   make check    checkpatch --strict on every patch [BISECT=1: build each prefix]
 #   make dev-tree / make export    edit the series as git commits / write it out
 
@@ -40,13 +41,13 @@ SELFTEST_PROGS := $(patsubst harness/selftest/%.c,$(SELFTEST_ROOT)/tests/bin/%,\
 KTAPSUM := $(OUT)/host/ktapsum
 INITRD := $(OUT)/base.cpio
 
-.PHONY: all help deps tree kernels guest initramfs test boot run check \
+.PHONY: all help deps tree kernels guest initramfs test boot run bench check \
 	dev-tree export clean distclean
 
 all: help
 
 help:
-	@sed -n '3,9s/^# //p' Makefile
+	@sed -n '3,10s/^# //p' Makefile
 
 deps:
 	@sh harness/deps.sh
@@ -99,6 +100,10 @@ boot: deps
 run: deps
 	@$(MAKE) --no-print-directory boot KERNEL=$(KERNEL) \
 		RUN='basic'
+
+bench: deps
+	@$(MAKE) --no-print-directory kernels initramfs
+	@INITRD=$(INITRD) sh harness/bench.sh
 
 check: deps tree
 	@BISECT=$(BISECT) sh harness/check.sh

@@ -34,16 +34,22 @@ if [ -n "${ADD:-}" ]; then
 	cp -a "$ADD"/. "$over"/
 fi
 printf '%s\n' "${RUN:-true}" >"$over/etc/dlk/run.sh"
+# The test modules built against this kernel (build-kernel.sh).
+mods=$VDIR/modules/$(kernel_name "$KERNEL" "$DEBUG")/root
+[ -d "$mods" ] && cp -a "$mods"/. "$over"/
 cat "$INITRD" >"$LOGDIR/initrd.cpio"
 cpio_pack "$over" >>"$LOGDIR/initrd.cpio"
 
 # Tell the guest which implementations this kernel runs: the tree's own
-# (classic) unless its configuration chose ours.
+# (classic) when its configuration chose it or has no choice at all (the
+# pristine tree), else ours.
 impl() {
-	if grep -q "^CONFIG_$1_OURS=y" "$(dirname "$image")/../../../.config" 2>/dev/null; then
-		echo ours
-	else
+	config=$(dirname "$image")/../../../.config
+	if grep -qs "^CONFIG_$1_CLASSIC=y" "$config" ||
+		! grep -qs "CONFIG_$1_CLASSIC[= ]" "$config"; then
 		echo classic
+	else
+		echo ours
 	fi
 }
 

@@ -58,5 +58,23 @@ say "building $name ($src)"
 make -C "$src" O="$build" -j"$NPROC" -s \
 	CC="ccache gcc" HOSTCC="ccache gcc" \
 	LOCALVERSION="-$name" KBUILD_BUILD_USER=dlk KBUILD_BUILD_HOST=dlk \
-	olddefconfig bzImage
+	olddefconfig bzImage modules
 say "$name: $build/arch/x86/boot/bzImage"
+
+# The tests built as modules against this kernel (tests/modules: KUnit
+# suites that must run unchanged on the pristine tree).  Kbuild writes its
+# objects beside the sources, so they are copied out of the repository
+# first; only changed files are copied, so an unchanged module is not
+# rebuilt.  The .ko files land in $VDIR/modules/NAME/root/lib/modules/dlk,
+# which boot.sh puts into the guest.
+mods=$VDIR/modules/$name
+mkdir -p "$mods/src" "$mods/root/lib/modules/dlk"
+for f in "$TOP"/tests/modules/*; do
+	cmp -s "$f" "$mods/src/${f##*/}" || cp "$f" "$mods/src/"
+done
+say "building test modules for $name"
+make -C "$build" M="$mods/src" -j"$NPROC" -s CC="ccache gcc" \
+	KBUILD_BUILD_USER=dlk KBUILD_BUILD_HOST=dlk modules ||
+	die "$name: the test modules in tests/modules do not build"
+rm -f "$mods"/root/lib/modules/dlk/*.ko
+cp "$mods"/src/*.ko "$mods/root/lib/modules/dlk/"

@@ -33,12 +33,17 @@ for p in $(series_files); do
 		fail "$p: subject '$subj' is not 'subsystem: Summary'"
 	grep -q '^Signed-off-by: ' "$f" || fail "$p: no Signed-off-by"
 	# Clean means exit 0 and a total of nothing: a checkpatch that
-	# crashed or printed nothing is not a clean one.
+	# crashed or printed nothing is not a clean one.  Its SPDX check
+	# runs python3, which must be Debian's (with python3-ply), not
+	# one that an earlier PATH entry puts first; a traceback from it
+	# is not clean either.
 	st=0
-	out=$(cd "$SRC_STOCK" && perl scripts/checkpatch.pl --strict \
+	out=$(cd "$SRC_STOCK" && PATH=/usr/bin:/bin:$PATH \
+		perl scripts/checkpatch.pl --strict \
 		--show-types --summary-file "$f" 2>&1) || st=$?
 	if [ $st = 0 ] && printf '%s\n' "$out" |
-		grep -q 'total: 0 errors, 0 warnings, 0 checks'; then
+		grep -q 'total: 0 errors, 0 warnings, 0 checks' &&
+		! printf '%s\n' "$out" | grep -q '^Traceback'; then
 		echo "ok    $p: checkpatch --strict clean"
 	else
 		printf '%s\n' "$out"

@@ -45,13 +45,13 @@ verdict() {
 }
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..19"
 
 # 1. Guest suites that go wrong, in one boot (st-missing is expected but
 # not in the list the guest has).
 d=$work/suites
 MODE=test ADD=$SELFTEST_ADD TIMEOUT=120 LOGDIR=$d sh "$TOP/harness/boot.sh" >/dev/null 2>&1
-verdict "$d" -D -e st-tap,st-noplan,st-short,st-slow,st-good,st-missing
+verdict "$d" -D -e st-tap,st-noplan,st-short,st-slow,st-good,st-kmark,st-missing
 s=$d/summary
 expect "a failing test is named" "$s" "^FAIL  st/st-tap: deliberate_failure"
 expect "its diagnostic is shown" "$s" "this test fails on purpose"
@@ -64,6 +64,10 @@ expect "a suite short of its plan fails" "$s" "^FAIL  st/st-short: st-short plan
 expect "a suite past its time limit fails" "$s" "^FAIL  st/st-slow: killed after its time limit of 3s"
 expect "the suites after it still run" "$s" "st-good  *1 passed, 0 failed"
 expect "a suite that never started fails" "$s" "^FAIL  st/st-missing: never started"
+expect "a KUnit case marked as a known defect is one" "$s" "^KNOWN st/st-kmark: a/marked_fails"
+expect "a marked KUnit case that passes is a failure" "$s" "^FAIL  st/st-kmark: b/marked_passes"
+! grep -q "failed without a failing test" "$s"
+ok $? "a suite failing only by known defects is not a failure of its own"
 [ "$(cat "$d/summary.rc")" = 1 ]
 ok $? "the verdict of a run with failures is a failure"
 

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kunit MODULE SUITE: loads /lib/modules/dlk/MODULE.ko, whose KUnit
+ * suite SUITE runs as it loads, and prints the suite's KTAP results from
+ * /sys/kernel/debug/kunit/SUITE/results.
+ *
+ * The modules are built against each kernel out of tree, so that the
+ * pristine tree runs the same tests as ours.  While one loads, the
+ * console shows only warnings and worse: the results come here, where
+ * the harness reads them as a suite, and must not also be read from the
+ * console as the kernel's built-in KUnit.  Oopses, WARNs and lockdep or
+ * KASAN reports still reach the console, and fail the run there.
+ *
+ * Exits 1 if a case failed, as the guest's other suites do: a failing
+ * case not marked as a known defect ("DLK-XFAIL" on a line before it, see
+ * harness/ktapsum.c), or a marked case that passed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PRINTK "/proc/sys/kernel/printk"
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static int bail(const char *what, const char *arg)
+{
+	printf("TAP version 13\n1..1\nnot ok 1 %s\n# %s: %s\n", what, arg,
+	       strerror(errno));
+	return 1;
+}
+
+/* Whether @line is a case's result that counts as a failure. */
+static int case_failed(const char *line, int *marked)
+{
+	const char *s = line;
+	int ok;
+
+	if (strstr(line, "DLK-XFAIL ")) {
+		*marked = 1;
+		return 0;
+	}
+	while (*s == ' ')
+		s++;
+	/* cases are indented; the suite's own line is not */
+	if (s == line)
+		return 0;
+	if (!strncmp(s, "ok ", 3))
+		ok = 1;
+	else if (!strncmp(s, "not ok ", 7))
+		ok = 0;
+	else
+		return 0;
+	if (*marked && !strstr(s, "# SKIP"))
+		ok = !ok;
+	*marked = 0;
+	return !ok;
+}
+
+int main(int argc, char **argv)
+{
+	char path[256], saved[64] = "", buf[4096];
+	int fd, ret, err, failed = 0, marked = 0;
+	FILE *f;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: kunit MODULE SUITE\n");
+		return 2;
+	}
+	snprintf(path, sizeof(path), "/lib/modules/dlk/%s.ko", argv[1]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bail("module present", path);
+
+	f = fopen(PRINTK, "r");
+	if (f) {
+		if (!fgets(saved, sizeof(saved), f))
+			saved[0] = '\0';
+		fclose(f);
+	}
+	/* console_loglevel 5: KERN_WARNING (4) and worse are still shown */
+	if (write_file(PRINTK, "5") < 0)
+		return bail("console log level set", PRINTK);
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	err = errno;
+	if (saved[0])
+		write_file(PRINTK, saved);
+	close(fd);
+	if (ret < 0) {
+		errno = err;
+		return bail("module loads", path);
+	}
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/kunit/%s/results",
+		 argv[2]);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return bail("results readable", path);
+	close(fd);
+	f = fopen(path, "r");
+	if (!f)
+		return bail("results readable", path);
+	while (fgets(buf, sizeof(buf), f)) {
+		fputs(buf, stdout);
+		failed |= case_failed(buf, &marked);
+	}
+	fclose(f);
+	return failed;
+}

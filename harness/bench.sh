@@ -17,6 +17,7 @@ mkdir -p "$out"
 # out of the figures.
 run="echo 1 >/proc/sys/kernel/printk
 insmod /lib/modules/dlk/component_bench.ko max=$max own_max=$own_max
+rmmod component_bench
 dmesg | grep 'dlk-bench n='"
 
 for k in stock ours; do

@@ -4,6 +4,9 @@
 #   KERNEL=stock|ours  DEBUG=0|1  SMP=N  ICOUNT=SHIFT (empty: off)
 #   MODE=test|run|shell  RUN='command' (run mode)  ADD=DIR (copied into /)
 #   SUITES=a,b (test mode: only these)  TIMEOUT=seconds  INITRD=base.cpio
+#   DEVICES=usb-hub: an xHCI controller with a USB hub (id hub1), and the
+#   QEMU monitor driven by the guest: a line "@@DLKHMP command" from the
+#   guest on ttyS1 is given to the monitor (for hot-unplug and plug).
 #   LOGDIR=dir: receives console.log (ttyS0, the kernel's), guest.log
 #   (ttyS1, the programs' output), qemu.log and status.
 # Exit status: 124 when the guest did not finish in time (it is killed, the
@@ -58,6 +61,7 @@ mem=512
 append="console=ttyS0 panic=-1 oops=panic dlk.mode=$MODE dlk.cpus=$SMP"
 append="$append dlk.dl=$(impl SCHED_DL) dlk.component=$(impl COMPONENT)"
 append="$append dlk.hostcpus=$NPROC"
+append="$append dlk.debug=$DEBUG"
 [ -n "$ICOUNT" ] && append="$append dlk.icount=$ICOUNT"
 [ -n "${SUITES:-}" ] && append="$append dlk.suites=$SUITES"
 set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \
@@ -68,10 +72,34 @@ set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \
 if [ "$MODE" = shell ]; then
 	exec qemu-system-x86_64 "$@" -serial mon:stdio -serial "file:$LOGDIR/guest.log"
 fi
+watcher=
+case ${DEVICES:-} in
+usb-hub)
+	set -- "$@" -device qemu-xhci,id=xhci \
+		-device usb-hub,bus=xhci.0,port=1,id=hub1
+	rm -f "$LOGDIR/mon.in" "$LOGDIR/mon.out"
+	mkfifo "$LOGDIR/mon.in" "$LOGDIR/mon.out"
+	set -- "$@" -chardev "pipe,id=mon,path=$LOGDIR/mon" \
+		-mon chardev=mon,mode=readline
+	: >"$LOGDIR/guest.log"
+	# The guest asks; the monitor's answers go to monitor.log.
+	# tail ends when this script does.
+	(
+		cat "$LOGDIR/mon.out" >"$LOGDIR/monitor.log" &
+		tail --pid=$$ -n +1 -f "$LOGDIR/guest.log" |
+			sed -u -n -e 's/\x0d$//' -e 's/^@@DLKHMP //p' >"$LOGDIR/mon.in"
+	) &
+	watcher=$!
+	;;
+"") ;;
+*) die "DEVICES=$DEVICES: unknown (usb-hub)" ;;
+esac
+
 rc=0
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "$@" \
 	-serial "file:$LOGDIR/console.log" -serial "file:$LOGDIR/guest.log" \
 	</dev/null >"$LOGDIR/qemu.log" 2>&1 || rc=$?
+[ -z "$watcher" ] || kill "$watcher" 2>/dev/null || true
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "timeout $TIMEOUT" >"$LOGDIR/status"
 	echo "error: the guest did not finish within ${TIMEOUT}s and was killed;" \

@@ -18,14 +18,14 @@ for k in $KERNELS; do
 	sh "$TOP/harness/build-kernel.sh" "$k" "$DEBUG"
 done
 
-# boots_of: the boot configurations, "NAME SMP ICOUNT SUITES" per line,
+# boots_of: the boot configurations, "NAME SMP ICOUNT SUITES [DEVICES]",
 # from tests/guest/boots; SMP= or ICOUNT= on the command line make it one
 # boot of that shape with every suite.
 boots_of() {
 	if [ -n "${SMP:-}" ] || [ -n "${ICOUNT:-}" ]; then
 		all=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
 			"$TOP/tests/guest/suites" | awk '{print $1}' | paste -sd, -)
-		echo "custom ${SMP:-2} ${ICOUNT:--} $all"
+		echo "custom ${SMP:-2} ${ICOUNT:--} $all -"
 	else
 		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/tests/guest/boots"
 	fi
@@ -76,17 +76,20 @@ limit_of() {
 			END { print t + 120 }'
 }
 
-# boot_and_parse KERNEL BOOT SMP ICOUNT SUITES FIRST
+# boot_and_parse KERNEL BOOT SMP ICOUNT SUITES FIRST DEVICES
 boot_and_parse() {
 	name=$(kernel_name "$1" "$DEBUG")
 	logs=$DLK_OUT/logs/$name/$2
 	icount=$4
 	is_first=$6
+	devices=${7:--}
+	[ "$devices" = - ] && devices=
 	[ "$icount" = - ] && icount=
 	limit=$(limit_of "$5")
 	say "booting $name: $2 (SMP=$3${icount:+ ICOUNT=$icount}, ${limit}s): $5"
 	st=0
 	KERNEL=$1 MODE=test SMP=$3 ICOUNT=$icount SUITES=$5 TIMEOUT=$limit \
+		DEVICES=$devices \
 		LOGDIR=$logs sh "$TOP/harness/boot.sh" 2>"$logs.err" || st=$?
 	set -- -k "$name" -o "$results/$name.tsv" -p "$2" -e "$5" \
 		-c "$logs/console.log" -g "$logs/guest.log" -D
@@ -111,10 +114,10 @@ mkdir -p "$results" "$DLK_OUT/logs"
 for k in $KERNELS; do
 	first=1
 	mkdir -p "$DLK_OUT/logs/$(kernel_name "$k" "$DEBUG")"
-	boots_of | while read -r boot smp icount list; do
+	boots_of | while read -r boot smp icount list devices; do
 		list=$(only_wanted "$list")
 		[ -n "$list" ] || continue
-		boot_and_parse "$k" "$boot" "$smp" "$icount" "$list" $first
+		boot_and_parse "$k" "$boot" "$smp" "$icount" "$list" $first "$devices"
 		first=0
 	done
 	say "$(kernel_name "$k" "$DEBUG"): logs in $DLK_OUT/logs/$(kernel_name "$k" "$DEBUG")"

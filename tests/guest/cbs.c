@@ -32,6 +32,7 @@ static void need_one_cpu(void)
 {
 	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
 		SKIP("timing rules are measured on one vCPU");
+	tap_skip_on_debug_kernel();
 }
 
 static void become(int64_t q, int64_t d, int64_t p, uint64_t flags)

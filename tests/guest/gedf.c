@@ -254,6 +254,7 @@ static void earliest_deadlines_run(void)
 	struct trace_ev *ev;
 
 	need_smp();
+	tap_skip_on_debug_kernel();
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
 	for (i = 0; i < n; i++) {
 		ts[i].q = 20 * MS;

@@ -38,6 +38,7 @@ static void need_one_cpu(void)
 {
 	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
 		SKIP("measured on one vCPU");
+	tap_skip_on_debug_kernel();
 }
 
 static void sleep_until(int64_t t)

@@ -87,6 +87,15 @@ void tap_skip_now(const char *fmt, ...)
 	exit(TAP_SKIP);
 }
 
+void tap_skip_on_debug_kernel(void)
+{
+	const char *d = getenv("DLK_DEBUG");
+
+	if (d && !strcmp(d, "1"))
+		tap_skip_now("timing is not asserted on a debug kernel: KASAN "
+			     "and lockdep make every path several times slower");
+}
+
 void tap_known_defect(const char *var, const char *impl, const char *reason)
 {
 	const char *v = getenv(var);

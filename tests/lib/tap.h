@@ -43,6 +43,13 @@ void tap_skip_now(const char *fmt, ...)
 #define SKIP(...) tap_skip_now(__VA_ARGS__)
 
 /*
+ * Skips the running test on a debug kernel (DLK_DEBUG=1, from the guest's
+ * command line): its timing assertions do not hold there, for either
+ * implementation.
+ */
+void tap_skip_on_debug_kernel(void);
+
+/*
  * Marks the running test as failing, for @reason, on kernels whose
  * implementation (the environment variable @var, set by the guest's init
  * from the kernel command line: DLK_DL, DLK_COMPONENT) is @impl.  There a

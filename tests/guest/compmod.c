@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "tap.h"
 
 #define NR_MODS 3
@@ -140,18 +141,6 @@ static void load_order_3(void) { load_order(3); }
 static void load_order_4(void) { load_order(4); }
 static void load_order_5(void) { load_order(5); }
 
-static int sysfs_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 #define DRV "/sys/bus/platform/drivers/"
 
 /* Unbinding a part's driver takes the aggregate down; binding rebinds it. */
@@ -165,13 +154,13 @@ static void sysfs_unbind_part(void)
 		char name[16];
 
 		snprintf(name, sizeof(name), "dlkc-part.%d", i);
-		REQUIRE(sysfs_write(DRV "dlkc-part/unbind", name) == 0,
+		REQUIRE(file_put(DRV "dlkc-part/unbind", "%s", name) == 0,
 			"unbind %s: %s", name, strerror(errno));
 		CHECK(agg_state() == 0, "after unbinding %s: state %d, want 0",
 		      name, agg_state());
 		CHECK(parts_bound() == 0, "after unbinding %s: %d parts bound",
 		      name, parts_bound());
-		REQUIRE(sysfs_write(DRV "dlkc-part/bind", name) == 0,
+		REQUIRE(file_put(DRV "dlkc-part/bind", "%s", name) == 0,
 			"bind %s: %s", name, strerror(errno));
 		CHECK(agg_state() == 1, "after binding %s again: state %d, want 1",
 		      name, agg_state());
@@ -184,11 +173,11 @@ static void sysfs_unbind_aggregate(void)
 {
 	unload_all();
 	load_in_order(orders[0], 0);
-	REQUIRE(sysfs_write(DRV "dlkc-agg/unbind", "dlkc-agg") == 0,
+	REQUIRE(file_put(DRV "dlkc-agg/unbind", "dlkc-agg") == 0,
 		"unbind dlkc-agg: %s", strerror(errno));
 	CHECK(agg_state() == -1, "after unbinding: state %d, want none",
 	      agg_state());
-	REQUIRE(sysfs_write(DRV "dlkc-agg/bind", "dlkc-agg") == 0,
+	REQUIRE(file_put(DRV "dlkc-agg/bind", "dlkc-agg") == 0,
 		"bind dlkc-agg: %s", strerror(errno));
 	CHECK(agg_state() == 1, "after binding again: state %d, want 1",
 	      agg_state());

@@ -25,38 +25,12 @@
 #include <unistd.h>
 
 #include "dl.h"
+#include "file.h"
 #include "spin.h"
 #include "tap.h"
 
 #define MS NSEC_PER_MSEC
 #define P20 (1ULL << 20)
-
-static int put(const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Writes to a control file; 0, or -1 with the write's errno. */
-static int put(const char *path, const char *fmt, ...)
-{
-	char buf[64];
-	va_list ap;
-	int fd, n, r;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	r = write(fd, buf, n) == n ? 0 : -1;
-	if (r) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return close(fd);
-}
 
 static int ncpus(void)
 {
@@ -96,8 +70,8 @@ static void v1_teardown(void)
 {
 	int i;
 
-	put(V1 "/cpu0/cpuset.cpu_exclusive", "0");
-	put(V1 "/cpuset.sched_load_balance", "1");
+	file_put(V1 "/cpu0/cpuset.cpu_exclusive", "0");
+	file_put(V1 "/cpuset.sched_load_balance", "1");
 	for (i = 0; i < 100 && rmdir(V1 "/cpu0") && errno != ENOENT; i++)
 		usleep(20 * 1000);
 	umount(V1);
@@ -122,12 +96,12 @@ static void howto_v1_cpu0(void)
 	REQUIRE(mount("cpuset", V1, "cgroup", 0, "cpuset") == 0,
 		"mount -t cgroup -o cpuset: %s", strerror(errno));
 	r = mkdir(V1 "/cpu0", 0755) ||
-	    put(V1 "/cpu0/cpuset.cpus", "0") ||
-	    put(V1 "/cpu0/cpuset.mems", "0") ||
-	    put(V1 "/cpuset.cpu_exclusive", "1") ||
-	    put(V1 "/cpuset.sched_load_balance", "0") ||
-	    put(V1 "/cpu0/cpuset.cpu_exclusive", "1") ||
-	    put(V1 "/cpu0/cpuset.mem_exclusive", "1");
+	    file_put(V1 "/cpu0/cpuset.cpus", "0") ||
+	    file_put(V1 "/cpu0/cpuset.mems", "0") ||
+	    file_put(V1 "/cpuset.cpu_exclusive", "1") ||
+	    file_put(V1 "/cpuset.sched_load_balance", "0") ||
+	    file_put(V1 "/cpu0/cpuset.cpu_exclusive", "1") ||
+	    file_put(V1 "/cpu0/cpuset.mem_exclusive", "1");
 	if (r) {
 		int e = errno;
 
@@ -138,7 +112,7 @@ static void howto_v1_cpu0(void)
 	pid = fork();
 	REQUIRE(pid >= 0, "fork");
 	if (pid == 0) {
-		if (put(V1 "/cpu0/tasks", "%d", getpid()))
+		if (file_put(V1 "/cpu0/tasks", "%d", getpid()))
 			_exit(10);
 		if (dl_become(10 * MS, 100 * MS, 100 * MS, 0))
 			_exit(11);
@@ -179,10 +153,10 @@ static int v2_partition(void)
 	REQUIRE(mount("none", V2, "cgroup2", 0, NULL) == 0,
 		"mount cgroup2: %s", strerror(errno));
 	snprintf(buf, sizeof(buf), "%d", last);
-	r = put(V2 "/cgroup.subtree_control", "+cpuset") ||
+	r = file_put(V2 "/cgroup.subtree_control", "+cpuset") ||
 	    (mkdir(V2 "/p1", 0755) && errno != EEXIST) ||
-	    put(V2 "/p1/cpuset.cpus", "%s", buf) ||
-	    put(V2 "/p1/cpuset.cpus.partition", "root");
+	    file_put(V2 "/p1/cpuset.cpus", "%s", buf) ||
+	    file_put(V2 "/p1/cpuset.cpus.partition", "root");
 	if (r) {
 		int e = errno;
 
@@ -197,7 +171,7 @@ static void v2_teardown(void)
 {
 	/* Past the 0-lag time of the tasks just killed, as above. */
 	usleep(200 * 1000);
-	put(V2 "/p1/cpuset.cpus.partition", "member");
+	file_put(V2 "/p1/cpuset.cpus.partition", "member");
 	rmdir(V2 "/p1");
 	umount(V2);
 }
@@ -209,7 +183,7 @@ static void v2_teardown(void)
  */
 static void move_in(pid_t pid)
 {
-	REQUIRE(put(V2 "/p1/cgroup.procs", "%d", pid) == 0,
+	REQUIRE(file_put(V2 "/p1/cgroup.procs", "%d", pid) == 0,
 		"moving %d into the partition: %s", pid, strerror(errno));
 	sleeper_nudge(pid);
 }
@@ -267,7 +241,7 @@ static void move_into_full_partition_ebusy(void)
 	CHECK(hold(in, avail_on(cpu, 1)) == 0, "filling the partition: %s",
 	      strerror(errno));
 	CHECK(hold(out, P20 / 10) == 0, "a task outside: %s", strerror(errno));
-	r = put(V2 "/p1/cgroup.procs", "%d", out);
+	r = file_put(V2 "/p1/cgroup.procs", "%d", out);
 	e = errno;
 	tap_check_errno(r, e, EBUSY, "EBUSY", __FILE__, __LINE__,
 			"moving a deadline task into the full partition");
@@ -298,16 +272,16 @@ static void offline_without_room_ebusy(void)
 		CHECK(hold(pid[i], part) == 0, "admitting %lld units: %s", part,
 		      strerror(errno));
 	}
-	r = put(path, "0");
+	r = file_put(path, "0");
 	e = errno;
 	if (r == 0)
-		put(path, "1");
+		file_put(path, "1");
 	tap_check_errno(r, e, EBUSY, "EBUSY", __FILE__, __LINE__,
 			"taking CPU 1 offline");
 	for (i = 0; i < k; i++)
 		sleeper_end(pid[i]);
 	/* Their bandwidth comes back at their 0-lag times: poll, 2 s at most. */
-	for (i = 0; i < 100 && (r = put(path, "0")) && errno == EBUSY; i++)
+	for (i = 0; i < 100 && (r = file_put(path, "0")) && errno == EBUSY; i++)
 		usleep(20 * 1000);
 	e = errno;
 	if (r) {
@@ -315,7 +289,7 @@ static void offline_without_room_ebusy(void)
 		tap_diag("total_bw %lld, bw %lld", total, bw);
 	}
 	CHECK(r == 0, "CPU 1 offline once the tasks left: %s", strerror(e));
-	CHECK(put(path, "1") == 0, "CPU 1 back online: %s", strerror(errno));
+	CHECK(file_put(path, "1") == 0, "CPU 1 back online: %s", strerror(errno));
 }
 
 /*

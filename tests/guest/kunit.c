@@ -23,19 +23,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "file.h"
+
 #define PRINTK "/proc/sys/kernel/printk"
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
 
 static int bail(const char *what, const char *arg)
 {
@@ -93,12 +83,12 @@ int main(int argc, char **argv)
 		fclose(f);
 	}
 	/* console_loglevel 5: KERN_WARNING (4) and worse are still shown */
-	if (write_file(PRINTK, "5") < 0)
+	if (file_put(PRINTK, "5") < 0)
 		return bail("console log level set", PRINTK);
 	ret = syscall(SYS_finit_module, fd, "", 0);
 	err = errno;
 	if (saved[0])
-		write_file(PRINTK, saved);
+		file_put(PRINTK, "%s", saved);
 	close(fd);
 	if (ret < 0) {
 		errno = err;

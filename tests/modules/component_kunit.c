@@ -82,15 +82,11 @@ struct tcomp {
 struct tagg;
 static struct tcomp *tcomp_of(struct device *dev,
 			      const struct component_ops *ops);
-static struct tagg *tagg_of_data(void *data);
 
 static void devm_note(void *what)
 {
 	ev("~%s", (const char *)what);
 }
-
-static int tcomp_bind_ops(struct device *dev, struct device *master,
-			  void *data, const struct component_ops *ops);
 
 static int tc_bind(struct device *dev, struct device *master, void *data);
 static void tc_unbind(struct device *dev, struct device *master, void *data);
@@ -168,11 +164,6 @@ static const struct component_master_ops agg_ops[2] = {
 	{ .bind = agg1_bind, .unbind = agg1_unbind },
 };
 
-static struct tagg *tagg_of_data(void *data)
-{
-	return data;
-}
-
 /* The devices of a test, released at its end. */
 
 #define MAX_COMPS 110
@@ -197,7 +188,7 @@ static int tcomp_bind_ops(struct device *dev, struct device *master,
 			  void *data, const struct component_ops *ops)
 {
 	struct tcomp *c = tcomp_of(dev, ops);
-	struct tagg *a = tagg_of_data(data);
+	struct tagg *a = data;	/* component_bind_all() was given it */
 	int ret;
 
 	if (!c)

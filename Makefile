@@ -39,6 +39,13 @@ SELFTEST_ROOT := $(OUT)/selftest/root
 SELFTEST_PROGS := $(patsubst harness/selftest/%.c,$(SELFTEST_ROOT)/tests/bin/%,\
 		  $(wildcard harness/selftest/*.c))
 KTAPSUM := $(OUT)/host/ktapsum
+# The toolkit (tools/*.c): static for the guest, in its /usr/local/bin;
+# dlchart also for the host, which draws the demonstration's chart.
+TOOL_LIB := $(wildcard tools/lib/*.c) $(wildcard tools/lib/*.h) \
+	    tests/lib/dl.c tests/lib/dl.h
+TOOLS := $(patsubst tools/%.c,$(OUT)/tools/bin/%,$(wildcard tools/*.c))
+HOST_TOOLS := $(patsubst tools/%.c,$(OUT)/host/%,$(wildcard tools/dlchart.c))
+TOOL_CFLAGS = -Itools/lib -Itests/lib -o $@ $< $(filter %.c,$(TOOL_LIB)) -lm
 INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench check \
@@ -63,6 +70,14 @@ $(OUT)/guest/bin/%: tests/guest/%.c $(TEST_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm -lpthread
 
+$(OUT)/tools/bin/%: tools/%.c $(TOOL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) $(TOOL_CFLAGS)
+
+$(OUT)/host/%: tools/%.c $(TOOL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(TOOL_CFLAGS)
+
 $(SELFTEST_ROOT)/tests/bin/%: harness/selftest/%.c $(TEST_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm -lpthread
@@ -75,11 +90,12 @@ $(KTAPSUM): harness/ktapsum.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ $<
 
-$(INITRD): $(GUEST_PROGS) tests/guest/suites harness/init harness/mkinitramfs.sh \
-	  harness/lib.sh /bin/busybox
-	sh harness/mkinitramfs.sh $@ tests/guest/suites $(GUEST_PROGS)
+$(INITRD): $(GUEST_PROGS) $(TOOLS) tests/guest/suites harness/init \
+	  harness/mkinitramfs.sh harness/lib.sh /bin/busybox
+	sh harness/mkinitramfs.sh $@ tests/guest/suites $(GUEST_PROGS) -- $(TOOLS)
 
-guest: $(GUEST_PROGS) $(SELFTEST_PROGS) $(SELFTEST_ROOT)/etc/dlk/suites $(KTAPSUM)
+guest: $(GUEST_PROGS) $(SELFTEST_PROGS) $(SELFTEST_ROOT)/etc/dlk/suites \
+	$(KTAPSUM) $(TOOLS) $(HOST_TOOLS)
 
 initramfs: $(INITRD)
 

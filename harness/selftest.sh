@@ -74,11 +74,11 @@ ok $? "the verdict of a run with failures is a failure"
 # 2. A guest that never powers off is killed at its time limit.
 d=$work/hang
 st=0
-MODE=run RUN='sleep 1000' TIMEOUT=15 LOGDIR=$d sh "$TOP/harness/boot.sh" >/dev/null 2>&1 || st=$?
+MODE=run RUN='sleep 1000' TIMEOUT=8 LOGDIR=$d sh "$TOP/harness/boot.sh" >/dev/null 2>&1 || st=$?
 [ $st = 124 ]
 ok $? "a hung guest is killed at its time limit (boot.sh exit $st)"
-verdict "$d" -D -T 15
-expect "a hung guest is a failure" "$d/summary" "^FAIL  st/boot: the guest hung: killed after 15s"
+verdict "$d" -D -T 8
+expect "a hung guest is a failure" "$d/summary" "^FAIL  st/boot: the guest hung: killed after 8s"
 
 # 3. A kernel crash is found in the console log.
 d=$work/crash

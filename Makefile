@@ -5,6 +5,7 @@
 #   make test     every test on both kernels; ends with "N passed, N failed"
 #   make boot     boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
 #   make bench    the component framework benchmark, stock and ours
+#   make cover    compile the tree's component users against ours
 #   make check    checkpatch --strict on every patch [BISECT=1: build each prefix]
 #   make dev-tree / make export    edit the series as git commits / write it out
 
@@ -48,13 +49,13 @@ HOST_TOOLS := $(patsubst tools/%.c,$(OUT)/host/%,$(wildcard tools/dlchart.c))
 TOOL_CFLAGS = -Itools/lib -Itests/lib -o $@ $< $(filter %.c,$(TOOL_LIB)) -lm
 INITRD := $(OUT)/base.cpio
 
-.PHONY: all help deps tree kernels guest initramfs test boot run bench check \
+.PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
 	dev-tree export clean distclean
 
 all: help
 
 help:
-	@sed -n '3,10s/^# //p' Makefile
+	@sed -n '3,11s/^# //p' Makefile
 
 deps:
 	@sh harness/deps.sh
@@ -120,6 +121,10 @@ run: deps
 bench: deps
 	@$(MAKE) --no-print-directory kernels initramfs
 	@INITRD=$(INITRD) sh harness/bench.sh
+
+cover: deps
+	@$(MAKE) --no-print-directory kernels
+	@sh harness/cover.sh
 
 check: deps tree
 	@BISECT=$(BISECT) sh harness/check.sh

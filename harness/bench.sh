@@ -3,7 +3,7 @@
 # on stock and ours, in one run, one vCPU under -icount so that guest time
 # counts instructions and both kernels are measured alike.  Prints each
 # figure of both and the ratio stock/ours, and writes them, tab-separated,
-# to $DLK_OUT/bench/component.tsv.
+# to $DLK_OUT/bench/component.tsv; then the boot time of the USB scenario.
 #   BENCH_MAX=4096 (largest n)  BENCH_OWN_MAX=1024 (largest n with the
 #   driver's own compare function)  ICOUNT=4
 . "$(dirname "$0")/lib.sh"
@@ -56,5 +56,26 @@ awk -F '\t' '
 			$1, $2, $3, ($4 / $1) / base[$2 $3 "s"],
 			($5 / $1) / base[$2 $3 "o"], log($1) / log(16)
 	}' "$out/component.tsv"
+
+# The USB scenario: guest time from boot until the hub of DEVICES=usb-hub
+# has registered all its port components (drivers/usb/core/port.c).
+usb_run="p=/sys/bus/usb/devices/1-1:1.0/1-1-port8
+while [ ! -e \$p ]; do usleep 1000; done
+echo dlk-usb-ready \$(cut -d' ' -f1 /proc/uptime)"
+for k in stock ours; do
+	say "booting $k with the USB hub (one vCPU, -icount)"
+	KERNEL=$k DEBUG=0 SMP=1 ICOUNT=${ICOUNT:-4} MODE=run RUN=$usb_run \
+		DEVICES=usb-hub TIMEOUT=300 LOGDIR=$DLK_OUT/logs/bench-usb-$k \
+		sh "$TOP/harness/boot.sh" >/dev/null ||
+		die "the USB boot failed on $k; logs in $DLK_OUT/logs/bench-usb-$k"
+	tr -d '\r' <"$DLK_OUT/logs/bench-usb-$k/guest.log" |
+		sed -n 's/^dlk-usb-ready \([0-9.]*\)$/\1/p' >"$out/usb-$k"
+	[ -s "$out/usb-$k" ] || die "no USB figure from $k"
+done
 echo
-say "figures in $out/component.tsv"
+echo "USB scenario: guest time from boot to the hub's 8 port components:"
+printf '%14s %14s %9s\n' "stock (s)" "ours (s)" stock/ours
+awk 'NR == FNR { s = $1; next } { printf "%14.2f %14.2f %9.3f\n", s, $1, s / $1 }' \
+	"$out/usb-stock" "$out/usb-ours"
+echo
+say "figures in $out/component.tsv, $out/usb-stock, $out/usb-ours"

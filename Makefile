@@ -47,6 +47,8 @@ TOOL_LIB := $(wildcard tools/lib/*.c) $(wildcard tools/lib/*.h) \
 TOOLS := $(patsubst tools/%.c,$(OUT)/tools/bin/%,$(wildcard tools/*.c))
 HOST_TOOLS := $(patsubst tools/%.c,$(OUT)/host/%,$(wildcard tools/dlchart.c))
 TOOL_CFLAGS = -Itools/lib -Itests/lib -o $@ $< $(filter %.c,$(TOOL_LIB)) -lm
+# Host suites (tests/host/*.c): the tools that run on the host, tested there.
+HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/host/*.c))
 INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
@@ -79,6 +81,10 @@ $(OUT)/host/%: tools/%.c $(TOOL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(TOOL_CFLAGS)
 
+$(OUT)/host/tests/%: tests/host/%.c tests/lib/tap.c tests/lib/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Itests/lib -o $@ $< tests/lib/tap.c
+
 $(SELFTEST_ROOT)/tests/bin/%: harness/selftest/%.c $(TEST_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm -lpthread
@@ -96,7 +102,7 @@ $(INITRD): $(GUEST_PROGS) $(TOOLS) tests/guest/suites harness/init \
 	sh harness/mkinitramfs.sh $@ tests/guest/suites $(GUEST_PROGS) -- $(TOOLS)
 
 guest: $(GUEST_PROGS) $(SELFTEST_PROGS) $(SELFTEST_ROOT)/etc/dlk/suites \
-	$(KTAPSUM) $(TOOLS) $(HOST_TOOLS)
+	$(KTAPSUM) $(TOOLS) $(HOST_TOOLS) $(HOST_TESTS)
 
 initramfs: $(INITRD)
 
@@ -104,7 +110,8 @@ initramfs: $(INITRD)
 test: deps
 	@$(MAKE) --no-print-directory guest initramfs
 	@KERNELS="$(KERNELS)" INITRD=$(INITRD) KTAPSUM=$(KTAPSUM) \
-		SELFTEST_ADD=$(SELFTEST_ROOT) sh harness/test.sh
+		SELFTEST_ADD=$(SELFTEST_ROOT) HOST_TESTS="$(HOST_TESTS)" \
+		DLCHART=$(OUT)/host/dlchart sh harness/test.sh
 
 # make can only exit 0 or 2: harness/make-boot.sh, run directly with the
 # same variables, exits with the command's own status.  $(value RUN) keeps
@@ -115,8 +122,9 @@ boot: deps
 		RUN='$(subst ','\'',$(value RUN))' sh harness/make-boot.sh
 
 run: deps
-	@$(MAKE) --no-print-directory boot KERNEL=$(KERNEL) \
-		RUN='basic'
+	@$(MAKE) --no-print-directory kernels guest initramfs KERNELS=$(KERNEL)
+	@KERNEL=$(KERNEL) INITRD=$(INITRD) DLCHART=$(OUT)/host/dlchart \
+		sh harness/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory kernels initramfs

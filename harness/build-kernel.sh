@@ -70,6 +70,19 @@ if ! cmp -s "$scratch/.config" "$build/.config"; then
 	cp "$scratch/.config" "$build/.config"
 fi
 
+# progress NAME: Kbuild's output on stdin, one line per 500 build steps
+# instead of a line per step; anything else (warnings, errors) as it is.
+progress() {
+	awk -v name="$1" '
+		/^  [A-Z][A-Z0-9_]* / {
+			if (++n % 500 == 0)
+				printf ">> %s: %d build steps\n", name, n
+			next
+		}
+		{ print }
+		END { if (n) printf ">> %s: %d build steps, done\n", name, n }' >&2
+}
+
 # build_state: what the last build was made from: the tree's state, the
 # configuration, the compiler and this script.  When it is unchanged, Kbuild is not run at all: walking the
 # tree only to find nothing to do costs some 10 s per kernel.  Without
@@ -92,10 +105,14 @@ else
 	# LOCALVERSION names the kernel in uname -r (and keeps setlocalversion
 	# from looking at git); fixed user and host keep the build
 	# reproducible.
-	make -C "$src" O="$build" -j"$NPROC" -s \
-		CC="ccache gcc" HOSTCC="ccache gcc" \
-		LOCALVERSION="-$name" KBUILD_BUILD_USER=dlk \
-		KBUILD_BUILD_HOST=dlk olddefconfig bzImage modules
+	{
+		make -C "$src" O="$build" -j"$NPROC" --no-print-directory \
+			CC="ccache gcc" HOSTCC="ccache gcc" \
+			LOCALVERSION="-$name" KBUILD_BUILD_USER=dlk \
+			KBUILD_BUILD_HOST=dlk olddefconfig bzImage modules 2>&1
+		echo $? >"$scratch/make.rc"
+	} | progress "$name"
+	[ "$(cat "$scratch/make.rc")" = 0 ] || die "building $name failed"
 	[ -z "$state" ] || printf '%s\n' "$state" >"$build/.dlk-state"
 	say "$name: $image"
 	rebuilt=1

@@ -6,6 +6,8 @@
 #   TIMEOUT=seconds for each boot (default: its suites' limits + 120)
 #   SMP=N ICOUNT=SHIFT: one boot of that shape instead of tests/guest/boots
 #   INITRD=base initramfs  KTAPSUM=parser binary  SELFTEST_ADD=dir
+#   HOST_TESTS="prog..."  the host suites (tests/host), each named by
+#   its program; DLCHART=the host build of the chart tool they test
 . "$(dirname "$0")/lib.sh"
 
 KERNELS=${KERNELS:-stock ours}
@@ -37,6 +39,14 @@ suite_names() {
 		awk '{print $1}'
 }
 
+# is_host_suite NAME: NAME is one of HOST_TESTS
+is_host_suite() {
+	for t in ${HOST_TESTS:-}; do
+		[ "${t##*/}" = "$1" ] && return 0
+	done
+	return 1
+}
+
 # check_lists: boots name only defined suites, every suite has a boot,
 # and SUITE= names only suites that exist.
 check_lists() {
@@ -53,7 +63,8 @@ check_lists() {
 	done
 	for x in $(echo "${SUITE:-}" | tr , ' '); do
 		[ "$x" = harness ] || echo "$known" | grep -qx "$x" ||
-			die "SUITE=$x: no such suite (see tests/guest/suites)"
+			is_host_suite "$x" ||
+			die "SUITE=$x: no such suite (see tests/guest/suites, tests/host)"
 	done
 }
 
@@ -131,12 +142,25 @@ if [ -z "${SUITE:-}" ] || [ "${SUITE:-}" = harness ]; then
 		-t "$DLK_OUT/logs/selftest.tap" -s harness-selftest
 fi
 
+# The host suites: the tools that run on the host, on recorded inputs.
+for t in ${HOST_TESTS:-}; do
+	name=${t##*/}
+	[ -z "${SUITE:-}" ] || echo ",$SUITE," | grep -q ",$name," || continue
+	say "host suite $name"
+	DLCHART=${DLCHART:-} DLK_FIXTURES=$TOP/tests/host/fixtures "$t" \
+		>"$DLK_OUT/logs/host-$name.tap" 2>&1 || true
+	"$KTAPSUM" parse -k host -o "$results/host-$name.tsv" \
+		-t "$DLK_OUT/logs/host-$name.tap" -s "$name"
+done
+
 echo
 set --
 for k in $KERNELS; do
 	f=$results/$(kernel_name "$k" "$DEBUG").tsv
 	[ -f "$f" ] && set -- "$@" "$f"
 done
-[ -f "$results/host.tsv" ] && set -- "$@" "$results/host.tsv"
+for f in "$results"/host.tsv "$results"/host-*.tsv; do
+	[ -f "$f" ] && set -- "$@" "$f"
+done
 [ $# -gt 0 ] || die "no results: SUITE=${SUITE:-} selected nothing"
 "$KTAPSUM" summary "$@"

@@ -1,0 +1,195 @@
+#!/bin/sh
+# guest.sh: the demonstration, run in the guest by 'make run'
+# (harness/run.sh).  Four parts, each printing what it shows; files for
+# the host (trace, job logs, summaries) are sent framed on the output:
+#   @@DLKFILE name  <base64 lines>  @@DLKEND
+# A last line "@@DLKCLAIM ok|FAIL text" per claim lets the host print the
+# one-screen summary and set the exit status.
+set -u
+share=/usr/local/share/dlk
+T=/sys/kernel/tracing
+export PATH=/usr/local/bin:$PATH
+
+# emit NAME FILE: send FILE to the host as NAME
+emit() {
+	printf '@@DLKFILE %s\n' "$1"
+	base64 "$2"
+	printf '@@DLKEND\n'
+}
+
+# claim OK TEXT: one line of the final summary
+claim() {
+	if [ "$1" = 0 ]; then
+		printf '@@DLKCLAIM ok %s\n' "$2"
+	else
+		printf '@@DLKCLAIM FAIL %s\n' "$2"
+	fi
+}
+
+part() {
+	printf '\n==== %s ====\n' "$*"
+}
+
+# misses TASK CSV: the number of missed jobs of TASK in a dlgen job log
+misses() {
+	awk -F, -v t="$1" '$1 == t && $11 == 1 { n++ } END { print n + 0 }' "$2"
+}
+
+# jobs TASK CSV: the number of jobs of TASK in a dlgen job log
+jobs() {
+	awk -F, -v t="$1" '$1 == t { n++ } END { print n + 0 }' "$2"
+}
+
+howto() {
+	part "(a) the 3.14 documentation's cpuset HOWTO, literally"
+	ln -sf /usr/local/bin/dlgen /usr/local/bin/rt-app
+	# The HOWTO's commands as they are written, in a shell of their own:
+	# its "echo $$ > cpu0/tasks" moves that shell, and rt-app with it.
+	cat >/tmp/howto.sh <<'HOWTO'
+mkdir /dev/cpuset
+mount -t cgroup -o cpuset cpuset /dev/cpuset
+cd /dev/cpuset
+mkdir cpu0
+echo 0 > cpu0/cpuset.cpus
+echo 0 > cpu0/cpuset.mems
+echo 1 > cpuset.cpu_exclusive
+echo 0 > cpuset.sched_load_balance
+echo 1 > cpu0/cpuset.cpu_exclusive
+echo 1 > cpu0/cpuset.mem_exclusive
+echo $$ > cpu0/tasks
+rt-app -t 100000:10000:d:0 -D5
+HOWTO
+	echo "commands (Documentation/scheduler/sched-deadline.txt, 5.1):"
+	sed 's/^/    /' /tmp/howto.sh
+	# rt-app is dlgen; DLGEN_LOG gives it a job log without changing
+	# the command line.
+	DLGEN_LOG=/tmp/howto.csv sh -e /tmp/howto.sh >/tmp/howto.out 2>&1
+	st=$?
+	sed 's/^/    /' /tmp/howto.out
+	emit howto.txt /tmp/howto.out
+	[ -f /tmp/howto.csv ] && emit howto-jobs.csv /tmp/howto.csv
+	touch /tmp/howto.csv
+	n=$(awk -F, 'NR > 1 { n++ } END { print n + 0 }' /tmp/howto.csv)
+	m=$(awk -F, 'NR > 1 && $11 == 1 { n++ } END { print n + 0 }' /tmp/howto.csv)
+	# 5 s of a 100 ms period: about 50 jobs.  Misses are reported, not
+	# held against it: its run is its whole runtime, so any time the
+	# emulator steals makes the CBS throttle a job.
+	[ "$st" = 0 ] && [ "$n" -ge 45 ]
+	claim $? "(a) HOWTO: rt-app -t 100000:10000:d:0 -D5 in the cpu0 cpuset ran $n jobs ($m missed: its run is all of its runtime)"
+	# The partition goes, so the other parts have the whole machine.
+	echo $$ >/dev/cpuset/tasks 2>/dev/null
+	rmdir /dev/cpuset/cpu0 2>/dev/null
+	echo 1 >/dev/cpuset/cpuset.sched_load_balance 2>/dev/null
+	echo 0 >/dev/cpuset/cpuset.cpu_exclusive 2>/dev/null
+	umount /dev/cpuset 2>/dev/null
+}
+
+trace_on() {
+	mount -t tracefs nodev $T 2>/dev/null
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	echo mono >$T/trace_clock
+	echo 2048 >$T/buffer_size_kb
+	for e in sched_switch sched_wakeup sched_wakeup_new; do
+		echo 1 >$T/events/sched/$e/enable
+	done
+	echo 1 >$T/tracing_on
+}
+
+trace_off() {
+	echo 0 >$T/tracing_on
+	for e in sched_switch sched_wakeup sched_wakeup_new; do
+		echo 0 >$T/events/sched/$e/enable
+	done
+}
+
+overrun() {
+	part "(b) three deadline tasks, one overrunning its budget"
+	echo "tasks ($share/three-tasks.json): steady 10ms/50ms runs 6ms a job;"
+	echo "video 25ms/80ms/100ms runs 15ms; greedy 10ms/100ms wants 35ms a job."
+	echo "The CBS throttles greedy at its 10 ms; steady and video must not notice."
+	trace_on
+	dlgen "$share/three-tasks.json" --log /tmp/jobs.csv >/tmp/three.out 2>&1
+	st=$?
+	trace_off
+	sed 's/^/    /' /tmp/three.out
+	cp $T/trace /tmp/trace.txt
+	emit three-tasks.txt /tmp/three.out
+	emit jobs.csv /tmp/jobs.csv
+	emit trace.txt /tmp/trace.txt
+	s=$(misses steady /tmp/jobs.csv) v=$(misses video /tmp/jobs.csv)
+	g=$(misses greedy /tmp/jobs.csv)
+	[ "$st" = 0 ] && [ "$s" = 0 ] && [ "$v" = 0 ] && [ "$(jobs steady /tmp/jobs.csv)" -ge 15 ]
+	claim $? "(b) overrun isolated: steady missed $s of $(jobs steady /tmp/jobs.csv), video $v of $(jobs video /tmp/jobs.csv); greedy (overrunning) missed $g of $(jobs greedy /tmp/jobs.csv)"
+}
+
+component() {
+	part "(c) an aggregate device assembled from components probed in random order"
+	m=/lib/modules/dlk
+	insmod $m/dlkc_devices.ko && insmod $m/dlkc_agg.ko && insmod $m/dlkc_part.ko
+	drv=/sys/bus/platform/drivers/dlkc-part
+	# Take the parts away, then probe them again in a random order.
+	for i in 0 1 2; do
+		echo "dlkc-part.$i" >$drv/unbind
+	done
+	dmesg -c >/dev/null
+	order=$(shuf -e 0 1 2 | paste -sd' ' -)
+	step=0 bound_at=
+	for i in $order; do
+		step=$((step + 1))
+		echo "probing dlkc-part.$i"
+		echo "dlkc-part.$i" >$drv/bind
+		dmesg -c | sed -n 's/.*\(dlkc-[a-z.0-9]*\): dlkc: /\1: /p' >/tmp/bound
+		sed 's/^/    /' /tmp/bound
+		grep -q 'aggregate bound' /tmp/bound && bound_at=$step
+		# The parts bind in the match list's order, 0 1 2.
+		[ -s /tmp/bound ] && sed -n 's/^dlkc-part\.\([0-9]\): bound.*/\1/p' \
+			/tmp/bound | paste -sd' ' - >/tmp/bind-order
+	done
+	f=/sys/kernel/debug/device_component/dlkc-agg
+	echo "debugfs device_component/dlkc-agg:"
+	sed 's/^/    /' $f
+	parts=$(grep -c '^dlkc-part.* bound$' $f)
+	binds=$(cat /tmp/bind-order 2>/dev/null)
+	rmmod dlkc_part dlkc_agg dlkc_devices
+	[ "$bound_at" = 3 ] && [ "$parts" = 3 ] && [ "$binds" = "0 1 2" ]
+	claim $? "(c) component: parts probed in order $order; the aggregate bound at probe ${bound_at:-never} of 3, binding parts $binds"
+}
+
+admission() {
+	part "(d) admission control refusing a task set that does not fit"
+	echo "three tasks of 80ms/100ms on $(nproc) CPUs (limit 95% of each):"
+	pids=
+	for i in 1 2 3; do
+		echo "  dlctl --runtime 80ms --period 100ms -- sleep 30"
+		dlctl --runtime 80ms --period 100ms -- sleep 30 2>/tmp/adm$i.err &
+		pids="$pids $!"
+		sleep 1
+	done
+	sleep 1
+	refused=0
+	for i in 1 2 3; do
+		if [ -s /tmp/adm$i.err ]; then
+			refused=$((refused + 1))
+			sed 's/^/    /' /tmp/adm$i.err
+			cp /tmp/adm$i.err /tmp/refusal.txt
+		fi
+	done
+	dlctl status >/tmp/status.txt 2>&1
+	sed 's/^/    /' /tmp/status.txt
+	grep -q 'EBUSY\|bandwidth' /tmp/refusal.txt 2>/dev/null
+	explained=$?
+	cat /tmp/refusal.txt /tmp/status.txt >/tmp/admission.txt 2>/dev/null
+	emit admission.txt /tmp/admission.txt
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	[ "$refused" = 1 ] && [ "$explained" = 0 ]
+	claim $? "(d) admission: $refused of 3 tasks refused, with the bandwidth explained"
+}
+
+echo "kernel $(uname -r), $(nproc) CPUs"
+howto
+overrun
+component
+admission
+exit 0

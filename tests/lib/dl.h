@@ -89,7 +89,8 @@ int dl_total_bw_wait(int cpu, long long want, int ms);
  * is still held until its 0-lag time: when that time comes, total_bw
  * underflows and the next write fails with EBUSY.  So it first waits out
  * the 0-lag time of the tasks of earlier tests (deadlines under 200 ms),
- * and retries a refused write for 2 s.  0, or -1 and errno.
+ * and retries for 2 s a refused write, or one after which total_bw is
+ * found negative.  0, or -1 and errno.
  */
 int dl_sysctl_known_state(void);
 

@@ -62,12 +62,6 @@ append="console=ttyS0 panic=-1 oops=panic dlk.mode=$MODE dlk.cpus=$SMP"
 append="$append dlk.dl=$(impl SCHED_DL) dlk.component=$(impl COMPONENT)"
 append="$append dlk.hostcpus=$NPROC"
 append="$append dlk.debug=$DEBUG"
-# On a debug kernel under TCG, ACPICA runs the firmware's PCI interrupt
-# routing method (_SB.PCI0._PRT) so slowly that it hits its 30 s loop
-# limit (AE_AML_LOOP_TIMEOUT), and the xHCI controller is left with an
-# unrouted interrupt: the hub never enumerates.  The firmware's MP table
-# routes the same interrupts without AML.
-[ "$DEBUG" = 1 ] && append="$append acpi=noirq"
 [ -n "$ICOUNT" ] && append="$append dlk.icount=$ICOUNT"
 [ -n "${SUITES:-}" ] && append="$append dlk.suites=$SUITES"
 set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \

@@ -35,8 +35,8 @@ misses() {
 	awk -F, -v t="$1" '$1 == t && $11 == 1 { n++ } END { print n + 0 }' "$2"
 }
 
-# jobs TASK CSV: the number of jobs of TASK in a dlgen job log
-jobs() {
+# njobs TASK CSV: the number of jobs of TASK in a dlgen job log
+njobs() {
 	awk -F, -v t="$1" '$1 == t { n++ } END { print n + 0 }' "$2"
 }
 
@@ -119,8 +119,8 @@ overrun() {
 	emit trace.txt /tmp/trace.txt
 	s=$(misses steady /tmp/jobs.csv) v=$(misses video /tmp/jobs.csv)
 	g=$(misses greedy /tmp/jobs.csv)
-	[ "$st" = 0 ] && [ "$s" = 0 ] && [ "$v" = 0 ] && [ "$(jobs steady /tmp/jobs.csv)" -ge 15 ]
-	claim $? "(b) overrun isolated: steady missed $s of $(jobs steady /tmp/jobs.csv), video $v of $(jobs video /tmp/jobs.csv); greedy (overrunning) missed $g of $(jobs greedy /tmp/jobs.csv)"
+	[ "$st" = 0 ] && [ "$s" = 0 ] && [ "$v" = 0 ] && [ "$(njobs steady /tmp/jobs.csv)" -ge 15 ]
+	claim $? "(b) overrun isolated: steady missed $s of $(njobs steady /tmp/jobs.csv), video $v of $(njobs video /tmp/jobs.csv); greedy (overrunning) missed $g of $(njobs greedy /tmp/jobs.csv)"
 }
 
 component() {

@@ -149,6 +149,47 @@ int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw)
 	return found == 2 ? 0 : -1;
 }
 
+/* One fair server's reservation, (runtime << 20) / period, or -1. */
+static long long fair_server_bw(int cpu)
+{
+	unsigned long long runtime, period;
+	char path[96];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu", &runtime);
+	fclose(f);
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/sched/fair_server/cpu%d/period", cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n += fscanf(f, "%llu", &period);
+	fclose(f);
+	if (n != 2 || !period)
+		return -1;
+	return (long long)((runtime << 20) / period);
+}
+
+long long dl_fair_servers_bw(void)
+{
+	long long sum = 0, bw;
+	int cpu, n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+
+	for (cpu = 0; cpu < n; cpu++) {
+		bw = fair_server_bw(cpu);
+		if (bw < 0)
+			return -1;
+		sum += bw;
+	}
+	return sum;
+}
+
 int dl_total_bw_wait(int cpu, long long want, int ms)
 {
 	long long bw, total = -1;

@@ -80,6 +80,13 @@ int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw);
 /* Waits up to @ms for the allocated total of @cpu's root domain to be @want. */
 int dl_total_bw_wait(int cpu, long long want, int ms);
 
+/*
+ * The fair servers' reservations on the online CPUs, summed (2^-20 units),
+ * or -1.  Whether they are part of a root domain's total_bw depends on the
+ * kernel: the classic class drops them when it rebuilds the root domains.
+ */
+long long dl_fair_servers_bw(void);
+
 #define DL_BW_UNIT (1LL << 20)
 
 /*

@@ -6,6 +6,7 @@
 #   make boot     boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
 #   make bench    the component framework benchmark, stock and ours
 #   make cover    compile the tree's component users against ours
+#   make matrix   build ours's kernel/sched in UP, PREEMPT_RT, ... [MATRIX=up,...]
 #   make check    checkpatch --strict on every patch [BISECT=1: build each prefix]
 #   make dev-tree / make export    edit the series as git commits / write it out
 
@@ -22,6 +23,8 @@ ADD ?=
 RUN ?=
 FORCE ?= 0
 BISECT ?= 0
+MATRIX ?=
+comma := ,
 
 OUT := $(or $(DLK_OUT),$(CURDIR)/out)
 export DLK_OUT := $(OUT)
@@ -52,7 +55,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/hos
 INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
-	dev-tree export clean distclean
+	matrix dev-tree export clean distclean
 
 all: help
 
@@ -133,6 +136,10 @@ bench: deps
 cover: deps
 	@$(MAKE) --no-print-directory kernels
 	@sh harness/cover.sh
+
+# The configurations of configs/matrix/, or those MATRIX names.
+matrix: tree
+	@sh harness/matrix.sh $(subst $(comma), ,$(MATRIX))
 
 check: deps tree
 	@BISECT=$(BISECT) sh harness/check.sh

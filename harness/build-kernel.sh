@@ -105,14 +105,19 @@ else
 	# LOCALVERSION names the kernel in uname -r (and keeps setlocalversion
 	# from looking at git); fixed user and host keep the build
 	# reproducible.
+	# set -e would end the group at a failing make, before its status
+	# is written: catch it, and never read a status left by another run.
+	rm -f "$scratch/make.rc"
 	{
+		rc=0
 		make -C "$src" O="$build" -j"$NPROC" --no-print-directory \
 			CC="ccache gcc" HOSTCC="ccache gcc" \
 			LOCALVERSION="-$name" KBUILD_BUILD_USER=dlk \
-			KBUILD_BUILD_HOST=dlk olddefconfig bzImage modules 2>&1
-		echo $? >"$scratch/make.rc"
+			KBUILD_BUILD_HOST=dlk olddefconfig bzImage modules 2>&1 ||
+			rc=$?
+		echo "$rc" >"$scratch/make.rc"
 	} | progress "$name"
-	[ "$(cat "$scratch/make.rc")" = 0 ] || die "building $name failed"
+	[ "$(cat "$scratch/make.rc" 2>/dev/null)" = 0 ] || die "building $name failed"
 	[ -z "$state" ] || printf '%s\n' "$state" >"$build/.dlk-state"
 	say "$name: $image"
 	rebuilt=1

@@ -62,7 +62,8 @@ check_lists() {
 			die "suite '$x' is in no boot of tests/guest/boots"
 	done
 	for x in $(echo "${SUITE:-}" | tr , ' '); do
-		[ "$x" = harness ] || echo "$known" | grep -qx "$x" ||
+		[ "$x" = harness ] || [ "$x" = compat ] ||
+			echo "$known" | grep -qx "$x" ||
 			is_host_suite "$x" ||
 			die "SUITE=$x: no such suite (see tests/guest/suites, tests/host)"
 	done
@@ -176,10 +177,35 @@ for t in ${HOST_TESTS:-}; do
 		-t "$DLK_OUT/logs/host-$name.tap" -s "$name"
 done
 
+# The userspace people run with SCHED_DEADLINE (chrt, rt-tests, rt-app,
+# stress-ng), as Debian packages them, on each kernel: tests/compat.
+if [ -z "${SUITE:-}" ] || echo ",$SUITE," | grep -q ",compat,"; then
+	say "compat suite (Debian's deadline userspace)"
+	st=0
+	KERNELS=$KERNELS DEBUG=$DEBUG INITRD=$INITRD \
+		sh "$TOP/harness/compat.sh" >"$DLK_OUT/logs/compat.log" 2>&1 || st=$?
+	for k in $KERNELS; do
+		n=$(kernel_name "$k" "$DEBUG")
+		tap=$DLK_OUT/compat/$n.tap
+		[ -s "$tap" ] || printf '1..1\nnot ok 1 compat_ran # no TAP\n' >"$tap"
+		"$KTAPSUM" parse -k "$n" -o "$results/compat-$n.tsv" -t "$tap" \
+			-s compat
+	done
+	# A kernel report or a broken run, with every test passing.
+	if [ "$st" != 0 ] && ! grep -qs '^not ok' "$DLK_OUT"/compat/*.tap; then
+		printf '1..1\nnot ok 1 compat_clean # see %s\n' \
+			"$DLK_OUT/logs/compat.log" >"$DLK_OUT/logs/compat-run.tap"
+		"$KTAPSUM" parse -k host -o "$results/host-compat.tsv" \
+			-t "$DLK_OUT/logs/compat-run.tap" -s compat
+	fi
+fi
+
 echo
 set --
 for k in $KERNELS; do
 	f=$results/$(kernel_name "$k" "$DEBUG").tsv
+	[ -f "$f" ] && set -- "$@" "$f"
+	f=$results/compat-$(kernel_name "$k" "$DEBUG").tsv
 	[ -f "$f" ] && set -- "$@" "$f"
 done
 for f in "$results"/host.tsv "$results"/host-*.tsv; do

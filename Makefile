@@ -4,7 +4,7 @@
 #   make run      build and boot ours, run the demonstration
 #   make test     every test on both kernels; ends with "N passed, N failed"
 #   make boot     boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
-#   make bench    the component framework benchmark, stock and ours
+#   make bench    the component and SCHED_DEADLINE benchmarks, stock and ours [bench-dl]
 #   make cover    compile the tree's component users against ours
 #   make matrix   build ours's kernel/sched in UP, PREEMPT_RT, ... [MATRIX=up,...]
 #   make check    checkpatch --strict on every patch [BISECT=1: build each prefix]
@@ -55,7 +55,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/hos
 INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
-	matrix dev-tree export clean distclean
+	bench-dl matrix dev-tree export clean distclean
 
 all: help
 
@@ -129,9 +129,19 @@ run: deps
 	@KERNEL=$(KERNEL) INITRD=$(INITRD) DLCHART=$(OUT)/host/dlchart \
 		sh harness/run.sh
 
+$(OUT)/bench/bin/%: tests/bench/%.c $(TEST_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm -lpthread
+
+# Both benchmarks: the component framework's, then SCHED_DEADLINE's.
 bench: deps
-	@$(MAKE) --no-print-directory kernels initramfs
+	@$(MAKE) --no-print-directory kernels initramfs $(OUT)/bench/bin/dlbench
 	@INITRD=$(INITRD) sh harness/bench.sh
+	@INITRD=$(INITRD) DLBENCH=$(OUT)/bench/bin/dlbench sh harness/bench-dl.sh
+
+bench-dl: deps
+	@$(MAKE) --no-print-directory kernels initramfs $(OUT)/bench/bin/dlbench
+	@INITRD=$(INITRD) DLBENCH=$(OUT)/bench/bin/dlbench sh harness/bench-dl.sh
 
 cover: deps
 	@$(MAKE) --no-print-directory kernels

@@ -1,0 +1,142 @@
+#!/bin/sh
+# bench-dl.sh: the SCHED_DEADLINE benchmark (tests/bench/dlbench.c) on
+# stock and ours.  Context switches between two deadline tasks, the
+# scheduler's overhead per job with N periodic tasks, and sched_setattr's
+# cost with N tasks admitted are measured on one vCPU under -icount, where
+# guest time counts instructions; the overhead per job on several CPUs and
+# the wakeup latency under load need vCPUs running in parallel, so those
+# boots run without -icount and their figures are as noisy as the host is
+# busy.  Each boot runs every subcommand R times; the table gives the
+# medians and the ratio stock/ours (> 1: ours is faster), and they go,
+# tab-separated (figure, stock ns, ours ns, ratio), to
+# $DLK_OUT/bench/dl.tsv.
+#   BENCH_DL_R=3 (runs)  BENCH_DL_N='1 16 256 1024' (task counts)
+#   BENCH_DL_SMP='2' (the boots without -icount: '2 4' adds four vCPUs)
+#   ICOUNT=4  DLBENCH=path (a built dlbench; else it is built here)
+. "$(dirname "$0")/lib.sh"
+
+: "${INITRD:?INITRD is the base initramfs}"
+r=${BENCH_DL_R:-3}
+ns=${BENCH_DL_N:-1 16 256 1024}
+smps=${BENCH_DL_SMP:-2}
+icount=${ICOUNT:-4}
+out=$DLK_OUT/bench
+add=$out/dl-add
+mkdir -p "$add/usr/local/bin"
+if [ -n "${DLBENCH:-}" ]; then
+	cp "$DLBENCH" "$add/usr/local/bin/dlbench"
+else
+	gcc -static -O2 -Wall -Wextra -Werror -I"$TOP/tests/lib" \
+		-o "$add/usr/local/bin/dlbench" "$TOP/tests/bench/dlbench.c" \
+		"$TOP/tests/lib/dl.c" "$TOP/tests/lib/spin.c" -lpthread ||
+		die "cannot build dlbench"
+fi
+
+# The guest's commands: the console would cost each kernel the same time
+# per message; keep it out of the figures.
+head="echo 1 >/proc/sys/kernel/printk
+for i in \$(seq $r); do"
+run_icount="$head
+	dlbench switch || exit 1
+	for n in $ns; do dlbench scale \$n cpus=1 || exit 1; done
+	for n in $ns; do dlbench setattr \$n || exit 1; done
+done"
+run_smp() {
+	printf '%s\n' "$head
+	for n in $ns; do dlbench scale \$n cpus=$1 || exit 1; done
+	dlbench latency || exit 1
+done"
+}
+
+# bench_boot KERNEL NAME SMP ICOUNT RUN: the result lines of one boot,
+# added to $out/dl-KERNEL.raw
+bench_boot() {
+	log=$DLK_OUT/logs/bench-dl-$2-$1
+	say "benchmarking $1: $2 (SMP=$3${4:+, -icount shift=$4})"
+	KERNEL=$1 DEBUG=0 SMP=$3 ICOUNT=$4 MODE=run RUN=$5 ADD=$add \
+		TIMEOUT=${TIMEOUT:-1800} LOGDIR=$log \
+		sh "$TOP/harness/boot.sh" >/dev/null ||
+		die "the benchmark failed on $1 ($2); logs in $log"
+	tr -d '\r' <"$log/guest.log" | grep '^dlbench ' >>"$out/dl-$1.raw" ||
+		die "no figures from $1 ($2); logs in $log"
+}
+
+for k in stock ours; do
+	: >"$out/dl-$k.raw"
+	bench_boot "$k" icount1 1 "$icount" "$run_icount"
+	for s in $smps; do
+		bench_boot "$k" "smp$s" "$s" "" "$(run_smp "$s")"
+	done
+done
+
+# figures KERNEL: "figure median clean-runs runs", in the order they came.
+# A figure is a result line's name, and its metric's for latency.  The
+# median is of the clean runs if there are any (scale marks a run in which
+# a task was throttled for a debt, on a busy host, as not clean).
+figures() {
+	awk '
+	function median(f, want,    a, n, i, j, v) {
+		n = 0
+		for (i = 1; i <= cnt[f]; i++)
+			if (!want || ok[f, i])
+				a[++n] = val[f, i]
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				v = a[j]; a[j] = a[j - 1]; a[j - 1] = v
+			}
+		return n % 2 ? a[(n + 1) / 2] : int((a[n / 2] + a[n / 2 + 1]) / 2)
+	}
+	{
+		clean = 1
+		for (i = 3; i <= NF; i++)
+			if ($i == "clean=0")
+				clean = 0
+		for (i = 3; i <= NF; i++) {
+			k = $i; sub(/=.*/, "", k)
+			v = $i; sub(/^[^=]*=/, "", v)
+			if (k ~ /^(ns_per_switch|overhead_ns_per_job|ns_per_call)$/)
+				f = $2
+			else if (k ~ /^(p50|p99|max)_ns$/)
+				f = $2 "-" substr(k, 1, length(k) - 3)
+			else
+				continue
+			if (!(f in cnt))
+				order[++nf] = f
+			n = ++cnt[f]
+			val[f, n] = v + 0
+			ok[f, n] = clean
+			good[f] += clean
+		}
+	}
+	END {
+		for (i = 1; i <= nf; i++) {
+			f = order[i]
+			print f, median(f, good[f] > 0), good[f], cnt[f]
+		}
+	}' "$out/dl-$1.raw"
+}
+figures stock >"$out/dl-stock.med"
+figures ours >"$out/dl-ours.med"
+
+awk -v OFS='\t' '
+	NR == FNR { s[$1] = $2; next }
+	$1 in s {
+		r = (s[$1] > 0 && $2 > 0) ? sprintf("%.3f", s[$1] / $2) : "-"
+		print $1, s[$1], $2, r
+	}' "$out/dl-stock.med" "$out/dl-ours.med" >"$out/dl.tsv"
+
+echo
+echo "SCHED_DEADLINE, medians of $r runs (guest ns; cpus1: one vCPU under -icount," \
+	"else without):"
+printf '%-26s %14s %14s %11s\n' figure stock ours stock/ours
+# A '*' where a kernel's runs were not all clean; named under the table.
+awk -F '\t' '
+	FILENAME ~ /\.med$/ { split($0, w, " "); if (w[3] < w[4]) note[w[1]] = 1; next }
+	{ printf "%-26s %14d %14d %11s%s\n", $1, $2, $3, $4, note[$1] ? " *" : "" }
+	' "$out/dl-stock.med" "$out/dl-ours.med" "$out/dl.tsv"
+for k in stock ours; do
+	awk -v k="$k" '$3 < $4 { printf "* %s: %d of %d runs clean on %s\n", $1, $3, $4, k }' \
+		"$out/dl-$k.med"
+done
+echo
+say "figures in $out/dl.tsv; result lines in $out/dl-stock.raw, $out/dl-ours.raw"

@@ -11,6 +11,7 @@
 # build directory only when it differs, so an unchanged configuration
 # never makes Kbuild rebuild anything.
 . "$(dirname "$0")/lib.sh"
+cache_lock
 
 kernel=$1
 debug=${2:-0}
@@ -31,6 +32,10 @@ tree_state() {
 	head=$(git -C "$src" rev-parse HEAD 2>/dev/null) || return 0
 	echo "$head"
 	git -C "$src" status --porcelain --untracked-files=all
+	# A file edited again stays "M": its content has to be in the state.
+	git -C "$src" diff HEAD | sha256sum
+	git -C "$src" ls-files -z --others --exclude-standard |
+		(cd "$src" && xargs -0r sha256sum)
 }
 
 mkdir -p "$build" "$scratch"

@@ -64,6 +64,18 @@ kernel_src() {
 	esac
 }
 
+# cache_lock: hold the cache's lock until this script ends, so that two
+# runs (make test beside make boot, say) never check out or build the
+# same tree at once: the second waits for the first.
+cache_lock() {
+	mkdir -p "$VDIR"
+	exec 9>"$VDIR/.lock"
+	if ! flock -n 9; then
+		say "waiting for another run's build in $VDIR"
+		flock 9
+	fi
+}
+
 # kernel_name KERNEL DEBUG: the name of a build variant
 kernel_name() {
 	if [ "${2:-0}" = 1 ]; then

@@ -8,6 +8,7 @@
 #          whose content differs, so a change to one patch leaves the mtime
 #          of every other file alone and the rebuild stays small.
 . "$(dirname "$0")/lib.sh"
+cache_lock
 
 check_package() {
 	have=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || true)

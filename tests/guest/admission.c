@@ -12,11 +12,15 @@
  * sleeping children with period 2^20 ns, whose bandwidth is their runtime
  * in ns exactly.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -366,6 +370,126 @@ static void servers_kept_across_rebuild(void)
 	      total, srv);
 }
 
+/* How many WARNING reports the kernel's log holds. */
+static int kernel_warnings(void)
+{
+	int len = klogctl(10, NULL, 0), n = 0;
+	char *buf, *s;
+
+	REQUIRE(len > 0, "klogctl size: %s", strerror(errno));
+	buf = calloc(1, len + 1);
+	REQUIRE(buf, "calloc");
+	len = klogctl(3, buf, len);
+	REQUIRE(len >= 0, "klogctl read: %s", strerror(errno));
+	for (s = buf; (s = strstr(s, "WARNING:")); s++)
+		n++;
+	free(buf);
+	return n;
+}
+
+struct boost {
+	pthread_mutex_t lock;
+	volatile int locked, go_sleep;
+};
+
+/* Takes the lock as a 10/100 ms deadline task, spins, sleeps, unlocks. */
+static void boost_holder(struct boost *b)
+{
+	struct timespec nap = { 0, 300 * NSEC_PER_MSEC };
+
+	alarm(5);	/* never outlive the test */
+	if (dl_become(10 * NSEC_PER_MSEC, 100 * NSEC_PER_MSEC,
+		      100 * NSEC_PER_MSEC, 0) ||
+	    pthread_mutex_lock(&b->lock))
+		_exit(1);
+	b->locked = 1;
+	while (!b->go_sleep)
+		;
+	nanosleep(&nap, NULL);
+	pthread_mutex_unlock(&b->lock);
+	_exit(0);
+}
+
+/* Waits 150 ms for the lock as a 5/20 ms deadline task: it boosts. */
+static void boost_donor(struct boost *b)
+{
+	struct timespec until;
+
+	if (dl_become(5 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC,
+		      20 * NSEC_PER_MSEC, 0))
+		_exit(1);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += 150 * NSEC_PER_MSEC;
+	until.tv_sec += until.tv_nsec / NSEC_PER_SEC;
+	until.tv_nsec %= NSEC_PER_SEC;
+	_exit(pthread_mutex_clocklock(&b->lock, CLOCK_MONOTONIC, &until) ==
+	      ETIMEDOUT ? 0 : 2);
+}
+
+static struct boost *boost_lock(void)
+{
+	struct boost *b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t ma;
+
+	REQUIRE(b != MAP_FAILED, "mmap: %s", strerror(errno));
+	memset(b, 0, sizeof(*b));
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	REQUIRE(pthread_mutex_init(&b->lock, &ma) == 0, "mutex init");
+	return b;
+}
+
+/*
+ * A deadline task boosted through a PI mutex, switched to SCHED_OTHER
+ * while it runs (it stays in the class while boosted) and deboosted
+ * later while asleep, leaves the class once: its bandwidth comes back
+ * once, and no runqueue's share of the accounting is taken twice (which
+ * the kernel reports with a WARNING, or not at all when the other tasks'
+ * share covers it).
+ */
+static void returned_after_boosted_task_leaves(void)
+{
+	struct sched_param sp = { 0 };
+	int warn0, st_h, st_w, i;
+	struct boost *b;
+	long long base;
+	pid_t h, w;
+
+	if (ncpus() < 2)
+		SKIP("the holder spins on one CPU while the test runs");
+	known_state();
+	avail_bw(&base);
+	warn0 = kernel_warnings();
+	b = boost_lock();
+	h = fork();
+	REQUIRE(h >= 0, "fork: %s", strerror(errno));
+	if (h == 0)
+		boost_holder(b);
+	for (i = 0; i < 2000 && !b->locked; i++)
+		usleep(1000);
+	REQUIRE(b->locked, "the holder never took the lock");
+	w = fork();
+	REQUIRE(w >= 0, "fork: %s", strerror(errno));
+	if (w == 0)
+		boost_donor(b);
+	usleep(40 * 1000);
+	CHECK(waitpid(w, &st_w, WNOHANG) == 0, "the donor is not waiting");
+	CHECK(sched_setscheduler(h, SCHED_OTHER, &sp) == 0,
+	      "holder to SCHED_OTHER while boosted: %s", strerror(errno));
+	b->go_sleep = 1;
+	waitpid(w, &st_w, 0);
+	waitpid(h, &st_h, 0);
+	CHECK(WIFEXITED(st_w) && WEXITSTATUS(st_w) == 0,
+	      "donor: status %#x (2: the lock did not time out)", st_w);
+	CHECK(WIFEXITED(st_h) && WEXITSTATUS(st_h) == 0,
+	      "holder: status %#x", st_h);
+	check_returned(base, "after the boosted task left the class");
+	CHECK(kernel_warnings() == warn0, "the kernel warned during the test");
+	munmap(b, sizeof(*b));
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -380,6 +504,7 @@ int main(void)
 		TAP_TEST(returned_when_sleeping_task_leaves),
 		TAP_TEST(rebuild_with_pending_zero_lag),
 		TAP_TEST(servers_kept_across_rebuild),
+		TAP_TEST(returned_after_boosted_task_leaves),
 		{ NULL, NULL }
 	};
 

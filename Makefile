@@ -5,6 +5,7 @@
 #   make test     every test on both kernels; ends with "N passed, N failed"
 #   make boot     boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
 #   make bench    the component and SCHED_DEADLINE benchmarks, stock and ours [bench-dl]
+#   make fuzz     the differential fuzzer of the scheduling ABI, stock against ours
 #   make cover    compile the tree's component users against ours
 #   make matrix   build ours's kernel/sched in UP, PREEMPT_RT, ... [MATRIX=up,...]
 #   make check    checkpatch --strict on every patch [BISECT=1: build each prefix]
@@ -24,6 +25,8 @@ RUN ?=
 FORCE ?= 0
 BISECT ?= 0
 MATRIX ?=
+FUZZ_OPS ?= 1000000
+FUZZ_SEED ?= 1
 comma := ,
 
 OUT := $(or $(DLK_OUT),$(CURDIR)/out)
@@ -55,12 +58,12 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/hos
 INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
-	bench-dl matrix dev-tree export clean distclean
+	bench-dl fuzz matrix dev-tree export clean distclean
 
 all: help
 
 help:
-	@sed -n '3,11s/^# //p' Makefile
+	@sed -n '3,12s/^# //p' Makefile
 
 deps:
 	@sh harness/deps.sh
@@ -142,6 +145,13 @@ bench: deps
 bench-dl: deps
 	@$(MAKE) --no-print-directory kernels initramfs $(OUT)/bench/bin/dlbench
 	@INITRD=$(INITRD) DLBENCH=$(OUT)/bench/bin/dlbench sh harness/bench-dl.sh
+
+# The same seeded sequence of scheduling calls on both kernels (one vCPU
+# under -icount); the first divergence, shrunk.  harness/fuzz.sh.
+fuzz: deps
+	@$(MAKE) --no-print-directory kernels initramfs
+	@INITRD=$(INITRD) FUZZ_OPS=$(FUZZ_OPS) FUZZ_SEED=$(FUZZ_SEED) \
+		sh harness/fuzz.sh
 
 cover: deps
 	@$(MAKE) --no-print-directory kernels

@@ -160,6 +160,15 @@ for k in $KERNELS; do
 	say "$(kernel_name "$k" "$DEBUG"): logs in $DLK_OUT/logs/$(kernel_name "$k" "$DEBUG")"
 done
 
+# The fuzz suite's checkpoints, stock's against ours (harness/fuzz.sh).
+if [ "$KERNELS" = "stock ours" ] && [ "$DEBUG" = 0 ] &&
+	{ [ -z "${SUITE:-}" ] || echo ",$SUITE," | grep -q ",fuzz,"; }; then
+	sh "$TOP/harness/fuzz.sh" compare-test icount1 \
+		>"$DLK_OUT/logs/fuzz-compare.tap" 2>&1 || true
+	"$KTAPSUM" parse -k host -o "$results/host-fuzz.tsv" \
+		-t "$DLK_OUT/logs/fuzz-compare.tap" -s fuzz-compare
+fi
+
 if selftests_wanted; then
 	[ -f "$started" ] || run_selftests
 	"$KTAPSUM" parse -k host -o "$results/host.tsv" \

@@ -37,10 +37,28 @@ struct holders {
 	int n;
 };
 
+/*
+ * The sysctls at their defaults, and no deadline bandwidth held beyond
+ * the fair servers'.  Tasks of earlier tests and suites may hold theirs
+ * until their 0-lag times, which a debt (large on a debug kernel) puts
+ * further than dl_sysctl_known_state() waits: wait for them too, or a
+ * test would take their later release for its own.
+ */
 static void known_state(void)
 {
+	long long bw, total, srv;
+	int i;
+
 	REQUIRE(dl_sysctl_known_state() == 0, "setting the sysctls: %s",
 		strerror(errno));
+	srv = dl_fair_servers_bw();
+	for (i = 0; i < 300; i++) {
+		if (dl_bw_of_cpu(0, &bw, &total) == 0 && total <= srv)
+			return;
+		usleep(10 * 1000);
+	}
+	tap_diag("total_bw %lld, still above the fair servers' %lld", total,
+		 srv);
 }
 
 static int ncpus(void)
@@ -336,6 +354,12 @@ static void rebuild_with_pending_zero_lag(void)
 		_exit(0);
 	}
 	waitpid(pid, NULL, 0);
+	/*
+	 * The child is reaped before its last switch, where it leaves the
+	 * class: let that happen first (a task dying across a rebuild is
+	 * not what this test is about).
+	 */
+	usleep(50 * 1000);
 	/* A read is enough to rebuild; the 0-lag timer is still pending. */
 	sysctl_get("sched_rt_runtime_us");
 	usleep(700 * 1000);
@@ -368,6 +392,47 @@ static void servers_kept_across_rebuild(void)
 	tap_diag("total_bw %lld, the fair servers hold %lld", total, srv);
 	CHECK(total == srv, "total_bw %lld with no task, the servers hold %lld",
 	      total, srv);
+}
+
+/*
+ * A zombie (exited, not yet reaped) can still be given deadline
+ * parameters, as sched_getattr() then shows, but it never runs again: it
+ * must take no bandwidth, or what it took would never come back.
+ */
+static void zombie_takes_no_bandwidth(void)
+{
+	struct dl_attr a = dl_attr_make(10 * NSEC_PER_MSEC, 100 * NSEC_PER_MSEC,
+					100 * NSEC_PER_MSEC, 0);
+	struct dl_attr got = { 0 };
+	long long base, total;
+	siginfo_t si;
+	pid_t pid;
+
+	KNOWN_DEFECT_OF_CLASSIC_DL("a zombie given deadline parameters holds their bandwidth forever");
+	known_state();
+	avail_bw(&base);
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(0);
+	/* A zombie from here on: waited for, not reaped. */
+	REQUIRE(waitid(P_PID, pid, &si, WEXITED | WNOWAIT) == 0, "waitid: %s",
+		strerror(errno));
+	REQUIRE(dl_setattr(pid, &a, 0) == 0, "setattr on the zombie: %s",
+		strerror(errno));
+	REQUIRE(dl_getattr(pid, &got, sizeof(got), 0) == 0, "getattr: %s",
+		strerror(errno));
+	CHECK(got.sched_policy == SCHED_DEADLINE &&
+	      got.sched_runtime == a.sched_runtime,
+	      "getattr: policy %u runtime %llu", got.sched_policy,
+	      (unsigned long long)got.sched_runtime);
+	avail_bw(&total);
+	tap_diag("total_bw %lld with the zombie, %lld before", total, base);
+	CHECK(total == base, "the zombie took %lld", total - base);
+	waitpid(pid, NULL, 0);
+	check_returned(base, "after the zombie was reaped");
+	/* The sysctl write rebuilds the accounting: the next test starts clean. */
+	known_state();
 }
 
 /* How many WARNING reports the kernel's log holds. */
@@ -505,6 +570,7 @@ int main(void)
 		TAP_TEST(rebuild_with_pending_zero_lag),
 		TAP_TEST(servers_kept_across_rebuild),
 		TAP_TEST(returned_after_boosted_task_leaves),
+		TAP_TEST(zombie_takes_no_bandwidth),
 		{ NULL, NULL }
 	};
 

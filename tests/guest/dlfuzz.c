@@ -1,0 +1,1529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dlfuzz: a differential fuzzer of the scheduling ABI.
+ *
+ * A controller drives a pool of worker processes (NW of them, NT threads
+ * each), every thread blocked on a pipe until told what to call.  Op i of
+ * the sequence is a pure function of the seed and i (never of an earlier
+ * result), so any subsequence (-k) makes the same calls; one op runs at a
+ * time, so each call's result depends only on the kernel.  Each op's
+ * record (index, op, arguments, result, errno, what a get-call returned)
+ * goes into a running hash printed every -c ops ("ck INDEX HASH"); the
+ * same seed on the tree's deadline class and on ours must print the same
+ * lines.  Records never hold a pid or a time.
+ *
+ * Results that depend on timing are kept apart.  A deadline task that
+ * leaves (exits, or changes policy) holds its bandwidth until its 0-lag
+ * time, at most about a period later; after such an op the controller
+ * waits out that period (plus -w ms for a debt) before the next op whose
+ * result depends on the allocated bandwidth: setattr, setscheduler, a
+ * cgroup or sysctl op, a read of the accounting.  Valid parameters keep
+ * a bandwidth of at least 1%, so a debt of a millisecond pushes a 0-lag
+ * time by at most 100 ms.
+ *
+ * Where the classic implementation is known to be wrong, the fuzzer does
+ * not go by default; -K LETTERS goes there (-K all for every one):
+ *   a  a sleeping deadline task switched to another policy keeps its
+ *      bandwidth forever (admission.c: returned_when_sleeping_task_leaves).
+ *      Avoided by having the target thread make such a call on itself
+ *      (running, it gives its bandwidth back at its 0-lag time).
+ *   b  any access to the sched_rt sysctls rebuilds the root domains and
+ *      drops the fair servers' reservations from the accounting
+ *      (admission.c: servers_kept_across_rebuild).  Avoided by setting
+ *      the fair servers' runtime to 0 for the run (restored at the end).
+ *   c  a rebuild during a 0-lag wait makes total_bw underflow
+ *      (admission.c: rebuild_with_pending_zero_lag).  Avoided by waiting
+ *      out pending 0-lag times before every op that rebuilds.
+ *
+ * Usage: dlfuzz [-s SEED] [-n OPS] [-c EVERY] [-v FROM-TO] [-k LIST|@FILE]
+ *               [-K LETTERS|all] [-w MS] [-t] [-Z]
+ *   -k LIST: op indices (a,b-c,...) of the seeded sequence to run, alone;
+ *   -t: TAP (checkpoints as diagnostics), for make test's suite "fuzz";
+ *   -Z: set-calls on a zombie too (a divergence: see settle's comment).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dl.h"
+#include "file.h"
+
+#define NW 4			/* worker processes */
+#define NT 2			/* threads in each */
+#define NSLOT (NW * NT)
+#define TEXT 320		/* a record's content */
+#define CG "/sys/fs/cgroup"
+#define FS_DIR "/sys/kernel/debug/sched/fair_server"
+#define BAD_PID 0x3ffffff0	/* above any pid_max: ESRCH */
+
+enum op_type {
+	OP_SETATTR, OP_GETATTR, OP_SETSCHED, OP_GETSCHED, OP_GETPARAM,
+	OP_SETAFF, OP_GETAFF, OP_YIELD, OP_FORK, OP_EXIT, OP_THREXIT,
+	OP_CGMOVE, OP_CGCPUS, OP_SYSCTL_W, OP_SYSCTL_R, OP_BWREAD,
+	OP_NTYPES
+};
+
+static const char *const op_name[OP_NTYPES] = {
+	"setattr", "getattr", "setsched", "getsched", "getparam", "setaff",
+	"getaff", "yield", "fork", "exit", "threxit", "cgmove", "cgcpus",
+	"sysctl_w", "sysctl_r", "bwread",
+};
+
+/* Relative frequencies of the op types. */
+static const int op_weight[OP_NTYPES] = {
+	30, 10, 9, 4, 3, 5, 3, 3, 4, 1, 2, 4, 2, 4, 2, 2,
+};
+
+/* Whom a call names. */
+enum target { T_ZERO, T_OWN, T_SLOT, T_NEG, T_BIG, T_ZOMBIE };
+
+struct op {
+	int type;
+	int caller;		/* slot making the call */
+	int tkind, tslot;	/* the target */
+	unsigned int size;	/* attr, getattr or cpumask size */
+	unsigned int flags;	/* the syscall's flags argument */
+	int null;		/* a NULL pointer instead of the buffer */
+	int tailpos, tailval;	/* a byte past the kernel's struct */
+	int sub;		/* op-specific choice */
+	long val;		/* policy, value, mask */
+	struct dl_attr a;
+};
+
+/* What the controller sends a worker thread, and what it answers. */
+enum cmd_kind { C_OP, C_EXIT_PROC, C_EXIT_THREAD, C_SPAWN };
+
+struct cmd {
+	int kind;
+	pid_t target;		/* resolved pid for the call */
+	struct op op;
+};
+
+struct res {
+	long ret;
+	int err;
+	pid_t tid;		/* C_SPAWN: the new thread's; never recorded */
+	char text[TEXT];
+};
+
+struct slot {
+	int cmd[2], rep[2];	/* controller -> thread, thread -> controller */
+	pid_t tid;		/* 0: no thread in this slot */
+};
+
+static struct slot slots[NSLOT];
+static pid_t wpid[NW];
+static pid_t zombie;
+static int ncpu;
+
+/* Options. */
+static unsigned long long seed = 1;
+static long nops = 10000;
+static long every = 1000;
+static long vfrom = -1, vto = -1;
+static char *klist;
+static bool tap;
+static bool quiet;
+static long wait_ms = 2000;
+static bool avoid_a = true, avoid_b = true, avoid_c = true;
+static bool zombie_sets;
+
+/* ---- the generator: op i from (seed, i) only ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int pick(int n)
+{
+	return (int)(rnd() % (uint64_t)n);
+}
+
+/* true with probability pct% */
+static bool chance(int pct)
+{
+	return pick(100) < pct;
+}
+
+#define PICK(arr) ((arr)[pick(sizeof(arr) / sizeof((arr)[0]))])
+
+static void gen_target(struct op *o)
+{
+	int r = pick(100);
+
+	if (r < 30)
+		o->tkind = T_ZERO;
+	else if (r < 38)
+		o->tkind = T_OWN;
+	else if (r < 90)
+		o->tkind = T_SLOT;
+	else if (r < 94)
+		o->tkind = T_NEG;
+	else if (r < 97)
+		o->tkind = T_BIG;
+	else
+		o->tkind = T_ZOMBIE;
+	o->tslot = pick(NSLOT);
+}
+
+/*
+ * Deadline parameters: mostly valid with a bandwidth of at least 1% (see
+ * the top comment), else one edge broken.
+ */
+static void gen_dl(struct dl_attr *a)
+{
+	static const uint64_t periods[] = {
+		100000, 500000, 1000000, 1000000, 5000000, 10000000,
+		10000000, 20000000, 20000000, 1000000000, 4194304000ULL,
+	};
+	static const int frac[] = { 100, 20, 10, 10, 4, 4, 2, 1 };
+	uint64_t p = PICK(periods), d, r;
+	int f = PICK(frac);
+
+	if (p >= 1000000000 && f > 50)
+		f = 50;
+	d = chance(70) ? p : p / 2;
+	r = p / f;
+	if (r < 1024)
+		r = 1024;
+	if (r > d)
+		r = d;
+	a->sched_runtime = r;
+	a->sched_deadline = d;
+	a->sched_period = chance(15) ? 0 : p;
+	if (a->sched_period == 0)
+		a->sched_deadline = p;	/* period = deadline: keep U */
+	if (!chance(25))
+		return;
+	switch (pick(14)) {
+	case 0: a->sched_runtime = 1023; break;
+	case 1: a->sched_runtime = 0; break;
+	case 2: a->sched_deadline = 0; break;
+	case 3: a->sched_deadline = a->sched_runtime - 1; break;
+	case 4: a->sched_period = a->sched_deadline - 1; break;
+	case 5: a->sched_period = 99999; a->sched_deadline = 50000;
+		a->sched_runtime = 25000; break;
+	case 6: a->sched_period = 4194305000ULL; break;
+	case 7: a->sched_deadline |= 1ULL << 63; break;
+	case 8: a->sched_period |= 1ULL << 63; break;
+	case 9: a->sched_runtime = 1ULL << 62; break;
+	case 10: a->sched_priority = 1 + pick(99); break;
+	case 11: /* the whole CPU: two of them do not fit */
+		a->sched_runtime = a->sched_deadline = a->sched_period =
+			20000000;
+		break;
+	case 12: /* runtime 1024 exactly, at 1% */
+		a->sched_runtime = 1024; a->sched_deadline = 102400;
+		a->sched_period = 102400; break;
+	default: a->sched_nice = -10; break;
+	}
+}
+
+static void gen_setattr(struct op *o)
+{
+	static const unsigned int sizes[] = {
+		56, 56, 56, 56, 56, 48, 48, 48, 0, 64, 64, 40, 47, 1,
+		4096, 4097, 72,
+	};
+	static const uint64_t flagsets[] = {
+		0, DL_FLAG_RESET_ON_FORK, DL_FLAG_RECLAIM, DL_FLAG_DL_OVERRUN,
+		DL_FLAG_KEEP_POLICY, DL_FLAG_KEEP_PARAMS,
+		DL_FLAG_KEEP_POLICY | DL_FLAG_KEEP_PARAMS,
+		DL_FLAG_RECLAIM | DL_FLAG_DL_OVERRUN | DL_FLAG_RESET_ON_FORK,
+		DL_FLAG_UTIL_CLAMP_MIN, DL_FLAG_UTIL_CLAMP_MAX, DL_FLAG_SUGOV,
+		0x80, 1ULL << 40,
+	};
+	static const int nices[] = { 0, 0, -20, -5, 10, 19, -21, 20 };
+	struct dl_attr *a = &o->a;
+	int r = pick(100);
+
+	memset(a, 0, sizeof(*a));
+	if (r < 55)
+		a->sched_policy = SCHED_DEADLINE;
+	else if (r < 70)
+		a->sched_policy = SCHED_OTHER;
+	else if (r < 76)
+		a->sched_policy = SCHED_FIFO;
+	else if (r < 80)
+		a->sched_policy = SCHED_RR;
+	else if (r < 84)
+		a->sched_policy = SCHED_BATCH;
+	else if (r < 88)
+		a->sched_policy = SCHED_IDLE;
+	else
+		a->sched_policy = PICK(((const uint32_t[]){
+			4, 7, 8, -1U, 0x80000000U, SCHED_DEADLINE |
+			SCHED_RESET_ON_FORK_BIT }));
+	if (a->sched_policy == SCHED_DEADLINE)
+		gen_dl(a);
+	else if (a->sched_policy == SCHED_FIFO || a->sched_policy == SCHED_RR)
+		a->sched_priority = PICK(((const uint32_t[]){
+			1, 10, 50, 99, 0, 100 }));
+	else if (chance(10))
+		a->sched_priority = 1;
+	a->sched_nice = a->sched_nice ? a->sched_nice : PICK(nices);
+	a->sched_flags = chance(60) ? 0 : PICK(flagsets);
+	if (a->sched_flags & (DL_FLAG_UTIL_CLAMP_MIN | DL_FLAG_UTIL_CLAMP_MAX)) {
+		a->sched_util_min = pick(1100);
+		a->sched_util_max = pick(1100);
+	}
+	o->size = PICK(sizes);
+	if (o->size > 56 && chance(40)) {
+		o->tailpos = 56 + pick(o->size - 56);
+		o->tailval = 1 + pick(255);
+	}
+	o->null = chance(1);
+	o->flags = chance(2) ? 1 : 0;
+	gen_target(o);
+}
+
+static void gen_getattr(struct op *o)
+{
+	static const unsigned int sizes[] = {
+		56, 56, 48, 48, 64, 100, 4096, 40, 47, 0, 4097,
+	};
+
+	o->size = PICK(sizes);
+	o->flags = chance(3) ? 1 : 0;
+	o->null = chance(2);
+	gen_target(o);
+}
+
+static void gen_setsched(struct op *o)
+{
+	static const long policies[] = {
+		SCHED_OTHER, SCHED_OTHER, SCHED_FIFO, SCHED_FIFO, SCHED_RR,
+		SCHED_BATCH, SCHED_IDLE, SCHED_DEADLINE, -1, 4, 9,
+		SCHED_FIFO | SCHED_RESET_ON_FORK_BIT,
+		SCHED_OTHER | SCHED_RESET_ON_FORK_BIT,
+	};
+
+	o->val = PICK(policies);
+	o->sub = PICK(((const int[]){ 0, 0, 1, 1, 50, 99, 100, -1 }));
+	o->null = chance(2);
+	gen_target(o);
+}
+
+static void gen_aff(struct op *o, bool set)
+{
+	static const unsigned int sizes[] = { 8, 8, 8, 4, 1, 0, 128, 3, 16, 7 };
+	static const long masks[] = { 1, 1, 3, 3, 2, 0, -1, 0x80 };
+
+	o->size = PICK(sizes);
+	o->val = set ? PICK(masks) : 0;
+	o->null = chance(2);
+	gen_target(o);
+}
+
+static const char *const sysctl_names[4] = {
+	"sched_rt_runtime_us", "sched_rt_period_us",
+	"sched_deadline_period_min_us", "sched_deadline_period_max_us",
+};
+
+/*
+ * Values for each sysctl.  No sched_rt_runtime_us below 10% of a period
+ * of at most 2 s: a real-time worker would otherwise be throttled for
+ * most of each period (0 is no throttling at all, there).
+ */
+static const char *const sysctl_vals[4][10] = {
+	{ "950000", "950000", "900000", "500000", "-1", "0", "1000000",
+	  "1000001", "-2", "200000" },
+	{ "1000000", "1000000", "2000000", "500000", "0", "-1", "1",
+	  "4294967296", "abc", "1000000" },
+	{ "100", "100", "1", "0", "1000", "20000", "4194305", "-1", "100",
+	  "50" },
+	{ "4194304", "4194304", "1000000", "20000", "100", "50",
+	  "4294967295", "-1", "4194304", "2000000" },
+};
+
+/* Default values, restored at the end (period before runtime). */
+static const char *const sysctl_dflt[4] = {
+	"950000", "1000000", "100", "4194304",
+};
+
+static const char *const cg_name[3] = { "", "/fz0", "/fz1" };
+static const char *const cpus_vals[] = { "0", "0-1", "1", "", "0", "5", "x" };
+static const char *const part_vals[] = { "root", "member", "isolated",
+					 "member", "bogus" };
+
+static void gen_op(long i, struct op *o)
+{
+	int r, w = 0, t;
+
+	rng_state = seed * 0x2545f4914f6cdd1dULL ^ (uint64_t)i *
+		    0x9e3779b97f4a7c15ULL;
+	rnd();
+	memset(o, 0, sizeof(*o));
+	for (t = 0; t < OP_NTYPES; t++)
+		w += op_weight[t];
+	r = pick(w);
+	for (t = 0; r >= op_weight[t]; t++)
+		r -= op_weight[t];
+	o->type = t;
+	o->caller = pick(NSLOT);
+	switch (t) {
+	case OP_SETATTR: gen_setattr(o); break;
+	case OP_GETATTR: gen_getattr(o); break;
+	case OP_SETSCHED: gen_setsched(o); break;
+	case OP_GETSCHED:
+	case OP_GETPARAM: o->null = chance(3); gen_target(o); break;
+	case OP_SETAFF: gen_aff(o, true); break;
+	case OP_GETAFF: gen_aff(o, false); break;
+	case OP_EXIT: o->sub = pick(2); break;
+	case OP_THREXIT: o->sub = pick(3); break;
+	case OP_CGMOVE:
+		o->tkind = T_SLOT;
+		o->tslot = pick(NSLOT);
+		o->sub = pick(3);
+		o->val = chance(85) ? 0 : 1;	/* cgroup.procs / .threads */
+		break;
+	case OP_CGCPUS:
+		o->sub = 1 + pick(2);
+		o->val = chance(70) ? pick(sizeof(cpus_vals) / sizeof(cpus_vals[0]))
+				    : 100 + pick(sizeof(part_vals) / sizeof(part_vals[0]));
+		break;
+	case OP_SYSCTL_W: o->sub = pick(4); o->val = pick(10); break;
+	case OP_SYSCTL_R: o->sub = pick(4); break;
+	default: break;
+	}
+}
+
+/* ---- formatting and the hash ---- */
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case 0: return "0";
+	case EINVAL: return "EINVAL";
+	case EPERM: return "EPERM";
+	case ESRCH: return "ESRCH";
+	case EBUSY: return "EBUSY";
+	case E2BIG: return "E2BIG";
+	case EAGAIN: return "EAGAIN";
+	case EFAULT: return "EFAULT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENOENT: return "ENOENT";
+	case ERANGE: return "ERANGE";
+	case EACCES: return "EACCES";
+	case ENOSPC: return "ENOSPC";
+	case ENODEV: return "ENODEV";
+	default: break;
+	}
+	{
+		static char buf[16];
+
+		snprintf(buf, sizeof(buf), "E%d", e);
+		return buf;
+	}
+}
+
+static int fmt_target(const struct op *o, char *b, size_t n)
+{
+	switch (o->tkind) {
+	case T_ZERO: return snprintf(b, n, "0");
+	case T_OWN: return snprintf(b, n, "own");
+	case T_SLOT: return snprintf(b, n, "w%dt%d", o->tslot / NT, o->tslot % NT);
+	case T_NEG: return snprintf(b, n, "neg");
+	case T_BIG: return snprintf(b, n, "big");
+	default: return snprintf(b, n, "zombie");
+	}
+}
+
+static void fmt_args(const struct op *o, char *b, size_t n)
+{
+	const struct dl_attr *a = &o->a;
+	char t[16];
+
+	fmt_target(o, t, sizeof(t));
+	switch (o->type) {
+	case OP_SETATTR:
+		snprintf(b, n, "by=w%dt%d pid=%s sz=%u fl=%u null=%d pol=%d "
+			 "sfl=%llx nice=%d prio=%u rt=%llu dl=%llu per=%llu "
+			 "um=%u uM=%u tail=%d:%d", o->caller / NT, o->caller % NT,
+			 t, o->size, o->flags, o->null, (int)a->sched_policy,
+			 (unsigned long long)a->sched_flags, a->sched_nice,
+			 a->sched_priority,
+			 (unsigned long long)a->sched_runtime,
+			 (unsigned long long)a->sched_deadline,
+			 (unsigned long long)a->sched_period,
+			 a->sched_util_min, a->sched_util_max, o->tailpos,
+			 o->tailval);
+		break;
+	case OP_GETATTR:
+		snprintf(b, n, "by=w%dt%d pid=%s sz=%u fl=%u null=%d",
+			 o->caller / NT, o->caller % NT, t, o->size, o->flags,
+			 o->null);
+		break;
+	case OP_SETSCHED:
+		snprintf(b, n, "by=w%dt%d pid=%s pol=%ld prio=%d null=%d",
+			 o->caller / NT, o->caller % NT, t, o->val, o->sub,
+			 o->null);
+		break;
+	case OP_GETSCHED:
+	case OP_GETPARAM:
+	case OP_YIELD:
+	case OP_FORK:
+		snprintf(b, n, "by=w%dt%d pid=%s null=%d", o->caller / NT,
+			 o->caller % NT, t, o->null);
+		break;
+	case OP_SETAFF:
+	case OP_GETAFF:
+		snprintf(b, n, "by=w%dt%d pid=%s sz=%u mask=%lx null=%d",
+			 o->caller / NT, o->caller % NT, t, o->size, o->val,
+			 o->null);
+		break;
+	case OP_EXIT:
+	case OP_THREXIT:
+		snprintf(b, n, "w%d sub=%d", o->caller / NT, o->sub);
+		break;
+	case OP_CGMOVE:
+		snprintf(b, n, "%s to=cg%d file=%s", t, o->sub,
+			 o->val ? "threads" : "procs");
+		break;
+	case OP_CGCPUS:
+		if (o->val >= 100)
+			snprintf(b, n, "cg%d partition=%s", o->sub,
+				 part_vals[o->val - 100]);
+		else
+			snprintf(b, n, "cg%d cpus='%s'", o->sub,
+				 cpus_vals[o->val]);
+		break;
+	case OP_SYSCTL_W:
+		snprintf(b, n, "%s=%s", sysctl_names[o->sub],
+			 sysctl_vals[o->sub][o->val]);
+		break;
+	case OP_SYSCTL_R:
+		snprintf(b, n, "%s", sysctl_names[o->sub]);
+		break;
+	default:
+		b[0] = '\0';
+		break;
+	}
+}
+
+static uint64_t hash = 0xcbf29ce484222325ULL;
+
+static void hash_str(const char *s)
+{
+	for (; *s; s++) {
+		hash ^= (unsigned char)*s;
+		hash *= 0x100000001b3ULL;
+	}
+	hash ^= '\n';
+	hash *= 0x100000001b3ULL;
+}
+
+/* ---- the statistics: results per op type ---- */
+
+#define NERR 134
+static long stat_ok[OP_NTYPES], stat_skip[OP_NTYPES];
+static long stat_err[OP_NTYPES][NERR];
+static long waits, waited_ms, redirects;
+
+static void stat_add(int type, const struct res *r)
+{
+	if (r->ret == -2)
+		stat_skip[type]++;
+	else if (r->ret >= 0)
+		stat_ok[type]++;
+	else
+		stat_err[type][r->err < NERR ? r->err : 0]++;
+}
+
+static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void out(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (tap)
+		fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (tap)
+		printf("# dlfuzz: %s\nnot ok 1 fuzz_completed\n", msg);
+	else
+		fprintf(stderr, "dlfuzz: %s\n", msg);
+	fflush(stdout);
+	exit(2);
+}
+
+/* ---- the workers ---- */
+
+static int read_full(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = read(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t r = write(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+static uint32_t crc_bytes(const unsigned char *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	while (n--) {
+		h ^= *p++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* A getattr's answer: the fields inside what the kernel wrote. */
+static void fmt_attr(char *b, size_t n, const unsigned char *buf,
+		     unsigned int usize)
+{
+	struct dl_attr a;
+	unsigned int lim = usize < 4096 ? usize : 4096;
+
+	memcpy(&a, buf, sizeof(a));
+	snprintf(b, n, "sz=%u pol=%u fl=%llx nice=%d prio=%u rt=%llu dl=%llu "
+		 "per=%llu um=%u uM=%u rest=%08x", a.size, a.sched_policy,
+		 (unsigned long long)a.sched_flags, a.sched_nice,
+		 a.sched_priority, (unsigned long long)a.sched_runtime,
+		 (unsigned long long)a.sched_deadline,
+		 (unsigned long long)a.sched_period, a.sched_util_min,
+		 a.sched_util_max,
+		 lim > sizeof(a) ? crc_bytes(buf + sizeof(a), lim - sizeof(a)) : 0);
+}
+
+static void do_setattr(const struct op *o, pid_t pid, struct res *r)
+{
+	static unsigned char buf[4200];
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &o->a, sizeof(o->a));
+	((struct dl_attr *)buf)->size = o->size;
+	if (o->tailpos)
+		buf[o->tailpos] = (unsigned char)o->tailval;
+	r->ret = dl_setattr(pid, o->null ? NULL : buf, o->flags);
+	r->err = r->ret < 0 ? errno : 0;
+	snprintf(r->text, TEXT, "sz=%u", ((struct dl_attr *)buf)->size);
+}
+
+static void do_getattr(const struct op *o, pid_t pid, struct res *r)
+{
+	static unsigned char buf[4200];
+
+	memset(buf, 0xa5, sizeof(buf));
+	r->ret = dl_getattr(pid, o->null ? NULL : buf, o->size, o->flags);
+	r->err = r->ret < 0 ? errno : 0;
+	if (r->ret == 0)
+		fmt_attr(r->text, TEXT, buf, o->size);
+}
+
+static void do_setsched(const struct op *o, pid_t pid, struct res *r)
+{
+	struct sched_param sp = { .sched_priority = o->sub };
+
+	r->ret = syscall(SYS_sched_setscheduler, pid, (int)o->val,
+			 o->null ? NULL : &sp);
+	r->err = r->ret < 0 ? errno : 0;
+}
+
+static void do_aff(const struct op *o, pid_t pid, struct res *r, bool set)
+{
+	unsigned char buf[256];
+
+	memset(buf, set ? 0 : 0xa5, sizeof(buf));
+	if (set)
+		memcpy(buf, &o->val, sizeof(o->val));
+	r->ret = syscall(set ? SYS_sched_setaffinity : SYS_sched_getaffinity,
+			 pid, o->size, o->null ? NULL : buf);
+	r->err = r->ret < 0 ? errno : 0;
+	if (!set && r->ret >= 0)
+		snprintf(r->text, TEXT, "mask=%02x%02x rest=%08x", buf[1],
+			 buf[0], crc_bytes(buf + 2, sizeof(buf) - 2));
+}
+
+/* The child's policy, parameters and flags, as the child itself sees them. */
+static void do_fork(struct res *r)
+{
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		unsigned char buf[64];
+		char text[TEXT];
+
+		memset(buf, 0xa5, sizeof(buf));
+		if (dl_getattr(0, buf, DL_ATTR_SIZE_VER1, 0))
+			snprintf(text, TEXT, "child getattr %s", errname(errno));
+		else
+			fmt_attr(text, TEXT, buf, DL_ATTR_SIZE_VER1);
+		if (write_full(p[1], text, TEXT))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	r->ret = pid < 0 ? -1 : 0;
+	r->err = pid < 0 ? errno : 0;
+	if (pid > 0) {
+		if (read_full(p[0], r->text, TEXT))
+			snprintf(r->text, TEXT, "no report");
+		waitpid(pid, &st, 0);
+	}
+	close(p[0]);
+}
+
+static void exec_op(const struct op *o, pid_t pid, struct res *r)
+{
+	switch (o->type) {
+	case OP_SETATTR: do_setattr(o, pid, r); break;
+	case OP_GETATTR: do_getattr(o, pid, r); break;
+	case OP_SETSCHED: do_setsched(o, pid, r); break;
+	case OP_GETSCHED:
+		r->ret = sched_getscheduler(pid);
+		r->err = r->ret < 0 ? errno : 0;
+		break;
+	case OP_GETPARAM: {
+		struct sched_param sp = { .sched_priority = -7 };
+
+		r->ret = syscall(SYS_sched_getparam, pid, o->null ? NULL : &sp);
+		r->err = r->ret < 0 ? errno : 0;
+		snprintf(r->text, TEXT, "prio=%d", sp.sched_priority);
+		break;
+	}
+	case OP_SETAFF: do_aff(o, pid, r, true); break;
+	case OP_GETAFF: do_aff(o, pid, r, false); break;
+	case OP_YIELD:
+		r->ret = sched_yield();
+		r->err = r->ret < 0 ? errno : 0;
+		break;
+	case OP_FORK: do_fork(r); break;
+	default:
+		r->ret = -1;
+		r->err = ENOSYS;
+		break;
+	}
+}
+
+static void *thread_loop(void *arg);
+
+static pthread_t thr1;
+static bool thr1_alive;
+
+/* The slot of the calling worker thread; set per thread. */
+static __thread struct slot *me;
+static struct slot *proc_slots;	/* this worker's first slot */
+
+static void *thread_loop(void *arg)
+{
+	struct cmd c;
+	struct res r;
+
+	(void)arg;
+	if (!me)
+		me = &proc_slots[1];
+	me->tid = (pid_t)syscall(SYS_gettid);
+	memset(&r, 0, sizeof(r));
+	r.ret = me->tid;
+	if (write_full(me->rep[1], &r, sizeof(r)))
+		_exit(3);
+	for (;;) {
+		if (read_full(me->cmd[0], &c, sizeof(c)))
+			_exit(4);
+		memset(&r, 0, sizeof(r));
+		switch (c.kind) {
+		case C_OP:
+			exec_op(&c.op, c.target, &r);
+			break;
+		case C_EXIT_PROC:
+			_exit(0);
+		case C_EXIT_THREAD:
+			/* no answer: the joining thread answers */
+			pthread_exit(NULL);
+		case C_SPAWN:
+			if (thr1_alive) {
+				pthread_join(thr1, NULL);
+				thr1_alive = false;
+			}
+			r.ret = -pthread_create(&thr1, NULL, thread_loop, NULL);
+			if (r.ret) {
+				r.err = (int)-r.ret;
+				r.ret = -1;
+			} else {
+				struct res rr;
+
+				thr1_alive = true;
+				/* the new thread says it is there */
+				if (read_full(proc_slots[1].rep[0], &rr, sizeof(rr)))
+					_exit(5);
+				r.tid = (pid_t)rr.ret;
+			}
+			break;
+		}
+		if (write_full(me->rep[1], &r, sizeof(r)))
+			_exit(6);
+	}
+	return NULL;
+}
+
+/*
+ * The pipes a worker keeps: its slots'.  The new thread announces itself
+ * on its reply pipe, which its own process reads in C_SPAWN (above) and
+ * the controller at the worker's start (below).
+ */
+static void worker_main(int w)
+{
+	int i, fd;
+
+	signal(SIGXCPU, SIG_IGN);	/* DL_OVERRUN: a worker may overrun */
+	proc_slots = &slots[w * NT];
+	for (fd = 3; fd < 1024; fd++) {
+		bool keep = false;
+
+		for (i = 0; i < NT; i++) {
+			struct slot *s = &proc_slots[i];
+
+			keep |= fd == s->cmd[0] || fd == s->rep[1] ||
+				fd == s->rep[0];
+		}
+		if (!keep)
+			close(fd);
+	}
+	me = &proc_slots[0];
+	if (pthread_create(&thr1, NULL, thread_loop, NULL))
+		_exit(7);
+	thr1_alive = true;
+	thread_loop(NULL);
+	_exit(0);
+}
+
+/* ---- the controller ---- */
+
+static void slot_pipes(int s)
+{
+	if (pipe(slots[s].cmd) || pipe(slots[s].rep))
+		die("pipe: %s", strerror(errno));
+}
+
+/* Waits for a thread's answer; a worker that hangs ends the run. */
+static void get_reply(int s, struct res *r)
+{
+	struct pollfd p = { .fd = slots[s].rep[0], .events = POLLIN };
+	int n;
+
+	do {
+		n = poll(&p, 1, 120 * 1000);
+	} while (n < 0 && errno == EINTR);
+	if (n != 1 || read_full(slots[s].rep[0], r, sizeof(*r)))
+		die("worker thread w%dt%d did not answer", s / NT, s % NT);
+}
+
+static void spawn_worker(int w)
+{
+	struct res r;
+	int i;
+	pid_t pid;
+
+	for (i = 0; i < NT; i++)
+		slots[w * NT + i].tid = 0;
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0)
+		worker_main(w);
+	wpid[w] = pid;
+	/* thread 1 announces itself first or second: both come */
+	for (i = 0; i < NT; i++) {
+		get_reply(w * NT + i, &r);
+		slots[w * NT + i].tid = (pid_t)r.ret;
+	}
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A departed deadline task may still hold bandwidth. */
+static bool pending;
+
+static bool is_dl(pid_t tid)
+{
+	int p;
+
+	if (tid <= 0)
+		return false;
+	p = sched_getscheduler(tid);
+	return p >= 0 && (p & ~SCHED_RESET_ON_FORK_BIT) == SCHED_DEADLINE;
+}
+
+/*
+ * What the deadline tasks there are hold, as the kernel sums it.  Not the
+ * zombie: both kernels let it become a deadline task without charging
+ * its bandwidth (it will never run).
+ */
+static long long expected_total(void)
+{
+	long long sum = 0;
+	struct dl_attr a;
+	int s;
+
+	for (s = 0; s < NSLOT; s++) {
+		pid_t tid = slots[s].tid;
+
+		if (tid > 0 && !dl_getattr(tid, &a, sizeof(a), 0) &&
+		    a.sched_policy == SCHED_DEADLINE && a.sched_period)
+			sum += (long long)((a.sched_runtime << 20) /
+					   a.sched_period);
+	}
+	return sum;
+}
+
+static long long bw_total(void)
+{
+	long long bw, total;
+
+	return dl_bw_of_cpu(0, &bw, &total) ? -1 : total;
+}
+
+/*
+ * Waits until the bandwidth of the tasks that left has come back: until
+ * the allocated total is what the deadline tasks there are hold.  A task
+ * in debt (it overran a small budget) can hold it long after its period;
+ * the wait is bounded by -w.  Where the total drifts from the tasks' sum
+ * for good (a root-domain rebuild counts tasks by cpuset and can drop
+ * some, on either kernel), the drift seen at a timeout is taken as the
+ * new offset, so that later waits do not time out again.
+ */
+static long long drift;
+
+static void settle(long idx)
+{
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+	long long want, now;
+	long t0;
+
+	if (!pending)
+		return;
+	pending = false;
+	t0 = now_ms();
+	want = expected_total();
+	if (bw_total() - drift == want)
+		return;
+	waits++;
+	for (;;) {
+		now = bw_total();
+		if (now - drift == want)
+			break;
+		if (now_ms() - t0 > wait_ms) {
+			out("note op %ld: total_bw %lld, the tasks hold %lld + "
+			    "drift %lld after %ld ms: new drift %lld", idx, now,
+			    want, drift, now_ms() - t0, now - want);
+			drift = now - want;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	waited_ms += now_ms() - t0;
+}
+
+static bool dl_and_note(pid_t tid)
+{
+	bool dl = is_dl(tid);
+
+	pending |= dl;
+	return dl;
+}
+
+static pid_t resolve(const struct op *o, int caller)
+{
+	switch (o->tkind) {
+	case T_ZERO: return 0;
+	case T_OWN: return slots[caller].tid;
+	case T_SLOT: return slots[o->tslot].tid ? slots[o->tslot].tid : BAD_PID;
+	case T_NEG: return o->tslot & 1 ? -1 : INT_MIN;
+	case T_BIG: return o->tslot & 1 ? BAD_PID : INT_MAX;
+	default: return zombie;
+	}
+}
+
+static void call_slot(int s, const struct cmd *c, struct res *r)
+{
+	if (write_full(slots[s].cmd[1], c, sizeof(*c)))
+		die("command to w%dt%d: %s", s / NT, s % NT, strerror(errno));
+	get_reply(s, r);
+}
+
+/* Would this call take a deadline task out of the class? */
+static bool leaves_dl(const struct op *o)
+{
+	int p;
+
+	if (o->type == OP_SETSCHED) {
+		p = (int)(o->val & ~SCHED_RESET_ON_FORK_BIT);
+		return o->val >= 0 && p != SCHED_DEADLINE;
+	}
+	if (o->a.sched_flags & DL_FLAG_KEEP_POLICY)
+		return false;
+	p = (int)o->a.sched_policy;
+	return p >= 0 && p != SCHED_DEADLINE;
+}
+
+/* The sched syscalls, made by a worker thread. */
+static void run_call(long idx, const struct op *o, struct res *r, char *note)
+{
+	bool sets = o->type == OP_SETATTR || o->type == OP_SETSCHED;
+	struct cmd c = { .kind = C_OP, .op = *o };
+	int s = o->caller;
+	pid_t target, tid;
+	bool was_dl;
+
+	if (!slots[s].tid) {
+		r->ret = -2;
+		snprintf(r->text, TEXT, "no caller");
+		return;
+	}
+	if (sets)
+		settle(idx);
+	/*
+	 * A zombie made a deadline task is charged, then dropped by the next
+	 * root-domain rebuild (which finds tasks through their cpusets, which
+	 * an exited task has left); a later change of its parameters takes
+	 * back what is no longer there.  The kernels differ in how (see the
+	 * README): -Z goes there.
+	 */
+	if (sets && o->tkind == T_ZOMBIE && !zombie_sets) {
+		r->ret = -2;
+		snprintf(r->text, TEXT, "zombie");
+		return;
+	}
+	target = resolve(o, s);
+	c.target = target;
+	/*
+	 * (a): another thread (asleep) leaving SCHED_DEADLINE keeps its
+	 * bandwidth on the classic class: the thread makes the call itself.
+	 */
+	if (sets && avoid_a && target != 0 && target != slots[s].tid &&
+	    is_dl(target) && leaves_dl(o)) {
+		if (o->tkind != T_SLOT) {
+			r->ret = -2;
+			snprintf(r->text, TEXT, "avoided (a)");
+			return;
+		}
+		s = o->tslot;
+		c.target = 0;
+		strcpy(note, " redir");
+		redirects++;
+	}
+	tid = c.target ? c.target : slots[s].tid;
+	was_dl = sets && is_dl(tid);
+	call_slot(s, &c, r);
+	if (was_dl && !is_dl(tid))
+		pending = true;
+}
+
+static void run_exit(const struct op *o, struct res *r)
+{
+	int w = o->caller / NT, i, st = 0;
+	struct cmd c = { .kind = C_EXIT_PROC };
+
+	for (i = 0; i < NT; i++)
+		dl_and_note(slots[w * NT + i].tid);
+	if (o->sub)
+		kill(wpid[w], SIGKILL);
+	else if (write_full(slots[w * NT].cmd[1], &c, sizeof(c)))
+		die("exit command: %s", strerror(errno));
+	if (waitpid(wpid[w], &st, 0) < 0)
+		die("waitpid: %s", strerror(errno));
+	spawn_worker(w);
+	r->ret = 0;
+	snprintf(r->text, TEXT, "status=%x", st);
+}
+
+static void run_threxit(const struct op *o, struct res *r)
+{
+	int w = o->caller / NT, s1 = w * NT + 1;
+	struct cmd c = { .kind = C_EXIT_THREAD };
+
+	r->ret = 0;
+	if (o->sub < 2 && slots[s1].tid) {
+		dl_and_note(slots[s1].tid);
+		if (write_full(slots[s1].cmd[1], &c, sizeof(c)))
+			die("thread exit command: %s", strerror(errno));
+		slots[s1].tid = 0;
+	}
+	if (o->sub == 1)
+		return;
+	if (slots[s1].tid) {
+		r->ret = -2;
+		snprintf(r->text, TEXT, "present");
+		return;
+	}
+	c.kind = C_SPAWN;
+	call_slot(w * NT, &c, r);
+	if (r->ret == 0)
+		slots[s1].tid = r->tid;
+}
+
+static void run_cgmove(const struct op *o, struct res *r)
+{
+	char path[96];
+	pid_t tid = slots[o->tslot].tid ? slots[o->tslot].tid : BAD_PID;
+
+	snprintf(path, sizeof(path), CG "%s/cgroup.%s", cg_name[o->sub],
+		 o->val ? "threads" : "procs");
+	r->ret = file_put(path, "%d", tid);
+	r->err = r->ret < 0 ? errno : 0;
+}
+
+static void read_file(const char *path, char *b, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t k;
+
+	if (!f) {
+		snprintf(b, n, "open %s", errname(errno));
+		return;
+	}
+	k = fread(b, 1, n - 1, f);
+	b[k] = '\0';
+	fclose(f);
+	while (k && b[k - 1] == '\n')
+		b[--k] = '\0';
+	for (; *b; b++)
+		if (*b == '\n')
+			*b = '|';
+}
+
+static void run_cgcpus(const struct op *o, struct res *r)
+{
+	char path[96], buf[128];
+
+	if (o->val >= 100) {
+		snprintf(path, sizeof(path), CG "%s/cpuset.cpus.partition",
+			 cg_name[o->sub]);
+		r->ret = file_put(path, "%s", part_vals[o->val - 100]);
+	} else {
+		snprintf(path, sizeof(path), CG "%s/cpuset.cpus", cg_name[o->sub]);
+		r->ret = file_put(path, "%s\n", cpus_vals[o->val]);
+	}
+	r->err = r->ret < 0 ? errno : 0;
+	snprintf(path, sizeof(path), CG "%s/cpuset.cpus.partition",
+		 cg_name[o->sub]);
+	read_file(path, buf, sizeof(buf));
+	snprintf(r->text, TEXT, "part=%s", buf);
+	snprintf(path, sizeof(path), CG "%s/cpuset.cpus.effective",
+		 cg_name[o->sub]);
+	read_file(path, buf, sizeof(buf));
+	snprintf(r->text + strlen(r->text), TEXT - strlen(r->text),
+		 " eff=%s", buf);
+}
+
+static void run_sysctl(const struct op *o, struct res *r, bool write)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", sysctl_names[o->sub]);
+	if (write) {
+		r->ret = file_put(path, "%s\n", sysctl_vals[o->sub][o->val]);
+		r->err = r->ret < 0 ? errno : 0;
+	} else {
+		r->ret = 0;
+		read_file(path, r->text, TEXT);
+	}
+}
+
+static void run_bwread(struct res *r)
+{
+	long long bw, total;
+
+	r->ret = dl_bw_of_cpu(0, &bw, &total);
+	r->err = r->ret < 0 ? errno : 0;
+	if (!r->ret)
+		snprintf(r->text, TEXT, "bw=%lld total=%lld", bw, total);
+}
+
+/* Ops whose result follows the allocated bandwidth, or that rebuild it. */
+static bool rebuilds(int type)
+{
+	return type == OP_CGMOVE || type == OP_CGCPUS || type == OP_SYSCTL_W ||
+	       type == OP_SYSCTL_R;
+}
+
+static void run_op(long idx, const struct op *o, struct res *r)
+{
+	char args[512], line[1024], note[16] = "";
+
+	memset(r, 0, sizeof(*r));
+	/* (c): no rebuild while a departed task still holds bandwidth */
+	if (o->type == OP_BWREAD || (rebuilds(o->type) && avoid_c))
+		settle(idx);
+	switch (o->type) {
+	case OP_EXIT: run_exit(o, r); break;
+	case OP_THREXIT: run_threxit(o, r); break;
+	case OP_CGMOVE: run_cgmove(o, r); break;
+	case OP_CGCPUS: run_cgcpus(o, r); break;
+	case OP_SYSCTL_W: run_sysctl(o, r, true); break;
+	case OP_SYSCTL_R: run_sysctl(o, r, false); break;
+	case OP_BWREAD: run_bwread(r); break;
+	default: run_call(idx, o, r, note); break;
+	}
+	stat_add(o->type, r);
+	fmt_args(o, args, sizeof(args));
+	snprintf(line, sizeof(line), "%ld %s %s%s -> %ld %s %s", idx,
+		 op_name[o->type], args, note, r->ret,
+		 r->ret == -1 ? errname(r->err) : "0", r->text);
+	hash_str(line);
+	if (idx >= vfrom && idx <= vto)
+		out("rec %s", line);
+}
+
+/* ---- setup and teardown ---- */
+
+static char fs_saved[8][32];
+
+/* (b): the fair servers hold nothing, on either kernel. */
+static void fair_servers(bool off)
+{
+	char path[96];
+	int c;
+
+	for (c = 0; c < ncpu && c < 8; c++) {
+		snprintf(path, sizeof(path), FS_DIR "/cpu%d/runtime", c);
+		if (off) {
+			read_file(path, fs_saved[c], sizeof(fs_saved[c]));
+			if (file_put(path, "0"))
+				die("fair server cpu%d runtime 0: %s", c,
+				    strerror(errno));
+		} else if (fs_saved[c][0] && file_put(path, "%s", fs_saved[c])) {
+			out("dlfuzz: restoring the fair server of cpu%d: %s",
+			    c, strerror(errno));
+		}
+	}
+}
+
+static void cgroups_setup(void)
+{
+	int i;
+
+	mkdir(CG, 0755);
+	if (access(CG "/cgroup.procs", F_OK) &&
+	    mount("none", CG, "cgroup2", 0, NULL))
+		die("mount cgroup2: %s", strerror(errno));
+	if (file_put(CG "/cgroup.subtree_control", "+cpuset"))
+		die("+cpuset: %s", strerror(errno));
+	for (i = 1; i < 3; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), CG "%s", cg_name[i]);
+		if (mkdir(path, 0755) && errno != EEXIST)
+			die("mkdir %s: %s", path, strerror(errno));
+		snprintf(path, sizeof(path), CG "%s/cpuset.cpus", cg_name[i]);
+		file_put(path, "%d", i == 1 || ncpu < 2 ? 0 : 1);
+	}
+}
+
+static void cgroups_teardown(void)
+{
+	int i, k;
+
+	for (i = 1; i < 3; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), CG "%s/cpuset.cpus.partition",
+			 cg_name[i]);
+		file_put(path, "member");
+		snprintf(path, sizeof(path), CG "%s", cg_name[i]);
+		for (k = 0; k < 100 && rmdir(path) && errno == EBUSY; k++)
+			usleep(10000);
+	}
+}
+
+static void sysctls_restore(void)
+{
+	int i;
+
+	/* max before min, period before runtime: each stays consistent */
+	static const int order[4] = { 3, 2, 1, 0 };
+
+	for (i = 0; i < 4; i++) {
+		char path[96];
+
+		snprintf(path, sizeof(path), "/proc/sys/kernel/%s",
+			 sysctl_names[order[i]]);
+		if (file_put(path, "%s\n", sysctl_dflt[order[i]]))
+			out("dlfuzz: restoring %s: %s", sysctl_names[order[i]],
+			    strerror(errno));
+	}
+}
+
+/* ---- options ---- */
+
+/* The next index of -k's list, or -1. */
+static long k_next(const char **p, long *hi)
+{
+	long a, b;
+	char *e;
+
+	while (**p == ',' || **p == ' ' || **p == '\n')
+		(*p)++;
+	if (!**p)
+		return -1;
+	a = strtol(*p, &e, 10);
+	if (e == *p)
+		die("bad -k list near '%.10s'", *p);
+	b = a;
+	if (*e == '-')
+		b = strtol(e + 1, &e, 10);
+	*p = e;
+	*hi = b;
+	return a;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *b;
+	long n;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = calloc(1, n + 1);
+	if (!b || fread(b, 1, n, f) != (size_t)n)
+		die("reading %s", path);
+	fclose(f);
+	return b;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: dlfuzz [-s SEED] [-n OPS] [-c EVERY] "
+		"[-v FROM-TO] [-k LIST|@FILE] [-K abc|all] [-w MS] [-t] [-Z]\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "s:n:c:v:k:K:w:tqZ")) != -1) {
+		switch (c) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'n': nops = strtol(optarg, NULL, 0); break;
+		case 'c': every = strtol(optarg, NULL, 0); break;
+		case 'v':
+			if (sscanf(optarg, "%ld-%ld", &vfrom, &vto) != 2)
+				vfrom = vto = strtol(optarg, NULL, 0);
+			break;
+		case 'k':
+			klist = optarg[0] == '@' ? slurp(optarg + 1) : optarg;
+			break;
+		case 'K':
+			if (!strcmp(optarg, "all"))
+				optarg = "abc";
+			avoid_a = !strchr(optarg, 'a');
+			avoid_b = !strchr(optarg, 'b');
+			avoid_c = !strchr(optarg, 'c');
+			break;
+		case 'w': wait_ms = strtol(optarg, NULL, 0); break;
+		case 't': tap = true; break;
+		case 'q': quiet = true; break;
+		case 'Z': zombie_sets = true; break;
+		default: usage();
+		}
+	}
+	if (every <= 0 || nops < 0)
+		usage();
+}
+
+/* ---- main ---- */
+
+static void step(long idx, long *done)
+{
+	struct res r;
+	struct op o;
+
+	gen_op(idx, &o);
+	run_op(idx, &o, &r);
+	if (++*done % every == 0)
+		out("ck %ld %016llx", idx, (unsigned long long)hash);
+}
+
+static void print_stats(void)
+{
+	int t, e;
+
+	for (t = 0; t < OP_NTYPES; t++) {
+		char line[512];
+		int n;
+
+		n = snprintf(line, sizeof(line), "stat %-8s ok=%ld", op_name[t],
+			     stat_ok[t]);
+		if (stat_skip[t])
+			n += snprintf(line + n, sizeof(line) - n, " skipped=%ld",
+				      stat_skip[t]);
+		for (e = 0; e < NERR; e++)
+			if (stat_err[t][e])
+				n += snprintf(line + n, sizeof(line) - n, " %s=%ld",
+					      errname(e), stat_err[t][e]);
+		out("%s", line);
+	}
+	out("waits %ld (%ld ms of guest time), redirected (a) %ld", waits,
+	    waited_ms, redirects);
+}
+
+int main(int argc, char **argv)
+{
+	long long start_total, end_total;
+	long i, done = 0, hi, t0;
+	long nok = 0, nerr = 0;
+	int w, t;
+
+	parse(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (tap)
+		printf("TAP version 13\n1..3\n");
+	out("dlfuzz seed=%llu ops=%ld every=%ld avoid=%s%s%s cpus=%d", seed,
+	    nops, every, avoid_a ? "a" : "", avoid_b ? "b" : "",
+	    avoid_c ? "c" : "", ncpu);
+	signal(SIGXCPU, SIG_IGN);
+	if (avoid_b)
+		fair_servers(true);
+	cgroups_setup();
+	/* a zombie child, never reaped before the end */
+	zombie = fork();
+	if (zombie == 0)
+		_exit(0);
+	usleep(1000);
+	for (i = 0; i < NSLOT; i++)
+		slot_pipes((int)i);
+	for (w = 0; w < NW; w++)
+		spawn_worker(w);
+	start_total = bw_total();
+	t0 = now_ms();
+	if (klist) {
+		const char *kp = klist;
+		long a;
+
+		while ((a = k_next(&kp, &hi)) >= 0)
+			for (; a <= hi; a++)
+				step(a, &done);
+	} else {
+		for (i = 0; i < nops; i++)
+			step(i, &done);
+	}
+	/* the end: every worker gone, its bandwidth returned */
+	for (w = 0; w < NW; w++) {
+		kill(wpid[w], SIGKILL);
+		waitpid(wpid[w], NULL, 0);
+		for (t = 0; t < NT; t++)
+			slots[w * NT + t].tid = 0;
+	}
+	pending = true;
+	settle(-1);
+	{
+		char line[160];
+		long long want = expected_total();
+
+		end_total = bw_total();
+		snprintf(line, sizeof(line), "end total_bw %lld, held %lld "
+			 "(zombie %s)", end_total, want,
+			 is_dl(zombie) ? "deadline" : "not deadline");
+		hash_str(line);
+		out("%s", line);
+		waitpid(zombie, NULL, 0);
+		usleep(20 * 1000);
+		end_total = bw_total();
+		snprintf(line, sizeof(line), "reaped total_bw %lld, start %lld",
+			 end_total, start_total);
+		hash_str(line);
+		out("%s", line);
+	}
+	out("ck end %ld %016llx", done, (unsigned long long)hash);
+	out("ops %ld in %ld ms of guest time", done, now_ms() - t0);
+	print_stats();
+	cgroups_teardown();
+	sysctls_restore();
+	if (avoid_b)
+		fair_servers(false);
+	if (!tap)
+		return 0;
+	for (t = 0; t < OP_NTYPES; t++) {
+		nok += stat_ok[t];
+		for (w = 1; w < NERR; w++)
+			nerr += stat_err[t][w];
+	}
+	printf("ok 1 fuzz_completed\n");
+	printf("%sok 2 fuzz_valid_and_invalid_calls # %ld succeeded, %ld "
+	       "failed\n", nok > done / 10 && nerr > done / 10 ? "" : "not ",
+	       nok, nerr);
+	printf("%sok 3 fuzz_bandwidth_returned # total_bw %lld, was %lld\n",
+	       end_total == start_total ? "" : "not ", end_total, start_total);
+	return 0;
+}

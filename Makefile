@@ -53,7 +53,8 @@ TOOL_LIB := $(wildcard tools/lib/*.c) $(wildcard tools/lib/*.h) \
 TOOLS := $(patsubst tools/%.c,$(OUT)/tools/bin/%,$(wildcard tools/*.c))
 HOST_TOOLS := $(patsubst tools/%.c,$(OUT)/host/%,$(wildcard tools/dlchart.c))
 TOOL_CFLAGS = -Itools/lib -Itests/lib -o $@ $< $(filter %.c,$(TOOL_LIB)) -lm
-# Host suites (tests/host/*.c): the tools that run on the host, tested there.
+# Host suites (tests/host/*.c): the tools that run on the host, tested there;
+# linked with the toolkit's library, whose functions they may call.
 HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/host/*.c))
 INITRD := $(OUT)/base.cpio
 
@@ -87,9 +88,10 @@ $(OUT)/host/%: tools/%.c $(TOOL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(TOOL_CFLAGS)
 
-$(OUT)/host/tests/%: tests/host/%.c tests/lib/tap.c tests/lib/tap.h
+$(OUT)/host/tests/%: tests/host/%.c tests/lib/tap.c tests/lib/tap.h $(TOOL_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -Itests/lib -o $@ $< tests/lib/tap.c
+	$(CC) $(HOST_CFLAGS) -Itests/lib -Itools/lib -o $@ $< tests/lib/tap.c \
+		$(filter %.c,$(TOOL_LIB)) -lm
 
 $(SELFTEST_ROOT)/tests/bin/%: harness/selftest/%.c $(TEST_LIB)
 	@mkdir -p $(@D)

@@ -251,15 +251,17 @@ static int jphases(struct jctx *x, const char *path,
 		   const struct dlgen_json *v, struct dlgen_task *t)
 {
 	const struct dlgen_json *m;
-	char here[256];
+	char phases[256], here[512];
 
 	if (jtype(x, path, v, DLGEN_JSON_OBJECT))
 		return -1;
 	if (!v->child)
 		return jfail(x, path, v, "no phase");
+	snprintf(phases, sizeof(phases), "%s.phases", path);
 	for (m = v->child; m; m = m->next) {
-		snprintf(here, sizeof(here), "%s.phases.%s", path, m->key);
-		if (jtype(x, here, m, DLGEN_JSON_OBJECT) ||
+		snprintf(here, sizeof(here), "%s.%s", phases, m->key);
+		/* jfail() adds the phase's name to the path it is given */
+		if (jtype(x, phases, m, DLGEN_JSON_OBJECT) ||
 		    jphase(x, here, m, t, true))
 			return -1;
 	}

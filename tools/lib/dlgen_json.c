@@ -60,10 +60,14 @@ static void newline(struct parser *ps, const char *nl)
 	ps->line_start = nl + 1;
 }
 
-/* A comment, from its first '/'; 0, or -1 when it does not end. */
+/*
+ * A comment, from its first '/'; 0, or -1 when it does not end, told at
+ * its start (the line it starts on, not the last one it reached).
+ */
 static int skip_comment(struct parser *ps)
 {
-	const char *start = ps->p;
+	const char *start = ps->p, *start_line = ps->line_start;
+	int line = ps->line;
 
 	if (ps->p + 1 < ps->end && ps->p[1] == '/') {
 		while (ps->p < ps->end && *ps->p != '\n')
@@ -81,6 +85,8 @@ static int skip_comment(struct parser *ps)
 			newline(ps, ps->p);
 	}
 	ps->p = ps->end;
+	ps->line = line;
+	ps->line_start = start_line;
 	return fail_at(ps, start, "comment does not end");
 }
 
@@ -168,6 +174,10 @@ static int unicode_escape(struct parser *ps, char **o)
 	if (ps->end - ps->p < 4 || hex4(ps->p, &cp))
 		return fail_at(ps, at, "bad \\u escape");
 	ps->p += 4;
+	/* Strings are C strings here: a NUL would cut a key or a name short. */
+	if (!cp)
+		return fail_at(ps, at,
+			       "\\u0000 is not supported (a string cannot hold NUL)");
 	if (cp >= 0xdc00 && cp <= 0xdfff)
 		return fail_at(ps, at, "lone low surrogate in \\u escape");
 	if (cp >= 0xd800 && cp <= 0xdbff) {

@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,13 +41,16 @@ int parse_duration(const char *s, uint64_t bare, uint64_t *ns)
 	const uint64_t max = (uint64_t)1 << 63;
 	uint64_t whole = 0, frac = 0, scale = 1, unit;
 	const char *p = s;
+	bool over = false;
 
 	if (!isdigit((unsigned char)*p))
 		goto invalid;
+	/* Read to the end first: "99999999999999999999x" is no duration. */
 	for (; isdigit((unsigned char)*p); p++) {
 		if (whole > (max - (*p - '0')) / 10)
-			goto range;
-		whole = whole * 10 + (*p - '0');
+			over = true;
+		else
+			whole = whole * 10 + (*p - '0');
 	}
 	if (*p == '.') {
 		p++;
@@ -62,7 +66,7 @@ int parse_duration(const char *s, uint64_t bare, uint64_t *ns)
 	}
 	if (unit_of(p, bare, &unit))
 		goto invalid;
-	if (whole > max / unit)
+	if (over || whole > max / unit)
 		goto range;
 	whole *= unit;
 	frac = frac * unit / scale;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kunit MODULE SUITE: loads /lib/modules/dlk/MODULE.ko, whose KUnit
- * suite SUITE runs as it loads, and prints the suite's KTAP results from
+ * kunit MODULE SUITE [PARAM=VALUE...]: loads /lib/modules/dlk/MODULE.ko
+ * with those module parameters, whose KUnit suite SUITE runs as it loads,
+ * and prints the suite's KTAP results from
  * /sys/kernel/debug/kunit/SUITE/results.
  *
  * The modules are built against each kernel out of tree, so that the
@@ -63,13 +64,19 @@ static int case_failed(const char *line, int *marked)
 
 int main(int argc, char **argv)
 {
-	char path[256], saved[64] = "", buf[4096];
-	int fd, ret, err, failed = 0, marked = 0;
+	char path[256], saved[64] = "", buf[4096], params[1024] = "";
+	int fd, ret, err, i, failed = 0, marked = 0;
 	FILE *f;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: kunit MODULE SUITE\n");
+	if (argc < 3) {
+		fprintf(stderr, "usage: kunit MODULE SUITE [PARAM=VALUE...]\n");
 		return 2;
+	}
+	for (i = 3; i < argc; i++) {
+		size_t len = strlen(params);
+
+		snprintf(params + len, sizeof(params) - len, "%s%s",
+			 i > 3 ? " " : "", argv[i]);
 	}
 	snprintf(path, sizeof(path), "/lib/modules/dlk/%s.ko", argv[1]);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -85,7 +92,7 @@ int main(int argc, char **argv)
 	/* console_loglevel 5: KERN_WARNING (4) and worse are still shown */
 	if (file_put(PRINTK, "5") < 0)
 		return bail("console log level set", PRINTK);
-	ret = syscall(SYS_finit_module, fd, "", 0);
+	ret = syscall(SYS_finit_module, fd, params, 0);
 	err = errno;
 	if (saved[0])
 		file_put(PRINTK, "%s", saved);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +419,12 @@ static void zombie_takes_no_bandwidth(void)
 	/* A zombie from here on: waited for, not reaped. */
 	REQUIRE(waitid(P_PID, pid, &si, WEXITED | WNOWAIT) == 0, "waitid: %s",
 		strerror(errno));
+	/*
+	 * A zombie to its parent already, it still runs the rest of its
+	 * exit path (a few microseconds) up to its last switch, and takes
+	 * bandwidth until then: let it get there.
+	 */
+	usleep(20 * 1000);
 	REQUIRE(dl_setattr(pid, &a, 0) == 0, "setattr on the zombie: %s",
 		strerror(errno));
 	REQUIRE(dl_getattr(pid, &got, sizeof(got), 0) == 0, "getattr: %s",
@@ -454,15 +461,24 @@ static int kernel_warnings(void)
 
 struct boost {
 	pthread_mutex_t lock;
-	volatile int locked, go_sleep;
+	volatile int locked, go_sleep, release;
 };
 
-/* Takes the lock as a 10/100 ms deadline task, spins, sleeps, unlocks. */
+static void boost_wake(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Takes the lock as a 10/100 ms deadline task and spins; when told,
+ * sleeps, still holding it, until told to let go.
+ */
 static void boost_holder(struct boost *b)
 {
-	struct timespec nap = { 0, 300 * NSEC_PER_MSEC };
+	struct timespec nap = { 1, 0 };
 
-	alarm(5);	/* never outlive the test */
+	alarm(10);	/* never outlive the test */
+	signal(SIGUSR1, boost_wake);
 	if (dl_become(10 * NSEC_PER_MSEC, 100 * NSEC_PER_MSEC,
 		      100 * NSEC_PER_MSEC, 0) ||
 	    pthread_mutex_lock(&b->lock))
@@ -470,12 +486,13 @@ static void boost_holder(struct boost *b)
 	b->locked = 1;
 	while (!b->go_sleep)
 		;
-	nanosleep(&nap, NULL);
+	while (!b->release)
+		nanosleep(&nap, NULL);
 	pthread_mutex_unlock(&b->lock);
 	_exit(0);
 }
 
-/* Waits 150 ms for the lock as a 5/20 ms deadline task: it boosts. */
+/* Waits 400 ms for the lock as a 5/20 ms deadline task: it boosts. */
 static void boost_donor(struct boost *b)
 {
 	struct timespec until;
@@ -484,7 +501,7 @@ static void boost_donor(struct boost *b)
 		      20 * NSEC_PER_MSEC, 0))
 		_exit(1);
 	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += 150 * NSEC_PER_MSEC;
+	until.tv_nsec += 400 * NSEC_PER_MSEC;
 	until.tv_sec += until.tv_nsec / NSEC_PER_SEC;
 	until.tv_nsec %= NSEC_PER_SEC;
 	_exit(pthread_mutex_clocklock(&b->lock, CLOCK_MONOTONIC, &until) ==
@@ -509,15 +526,19 @@ static struct boost *boost_lock(void)
 /*
  * A deadline task boosted through a PI mutex, switched to SCHED_OTHER
  * while it runs (it stays in the class while boosted) and deboosted
- * later while asleep, leaves the class once: its bandwidth comes back
- * once, and no runqueue's share of the accounting is taken twice (which
- * the kernel reports with a WARNING, or not at all when the other tasks'
- * share covers it).
+ * later while asleep (the donor's wait times out), leaves the class
+ * once: no runqueue's share of the accounting is taken twice (which the
+ * kernel reports with a WARNING, at the latest when the other tasks
+ * leave), and its bandwidth comes back.  The classic class may keep
+ * that bandwidth, as for any task leaving the class asleep: the defect
+ * returned_when_sleeping_task_leaves shows; only the warning is checked
+ * there.
  */
 static void returned_after_boosted_task_leaves(void)
 {
+	const char *impl = getenv("DLK_DL");
 	struct sched_param sp = { 0 };
-	int warn0, st_h, st_w, i;
+	int warn0, st_h, st_w, i, r;
 	struct boost *b;
 	long long base;
 	pid_t h, w;
@@ -535,24 +556,42 @@ static void returned_after_boosted_task_leaves(void)
 	for (i = 0; i < 2000 && !b->locked; i++)
 		usleep(1000);
 	REQUIRE(b->locked, "the holder never took the lock");
+	/*
+	 * Once boosted, the holder spins unthrottled: a fair task on its CPU
+	 * would wait for the fair server, near the end of its period.  So
+	 * the test runs at an earlier deadline than the boost's, from before
+	 * the donor exists (reset-on-fork lets it fork the donor).
+	 */
+	REQUIRE(dl_become(2 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC,
+			  10 * NSEC_PER_MSEC, DL_FLAG_RESET_ON_FORK) == 0,
+		"test to deadline: %s", strerror(errno));
 	w = fork();
 	REQUIRE(w >= 0, "fork: %s", strerror(errno));
 	if (w == 0)
 		boost_donor(b);
-	usleep(40 * 1000);
-	CHECK(waitpid(w, &st_w, WNOHANG) == 0, "the donor is not waiting");
+	usleep(50 * 1000);
+	st_w = 0;
+	r = waitpid(w, &st_w, WNOHANG);
+	REQUIRE(r == 0, "the donor is not waiting: waitpid %d, status %#x",
+		r, st_w);
 	CHECK(sched_setscheduler(h, SCHED_OTHER, &sp) == 0,
 	      "holder to SCHED_OTHER while boosted: %s", strerror(errno));
 	b->go_sleep = 1;
 	waitpid(w, &st_w, 0);
+	b->release = 1;
+	kill(h, SIGUSR1);
 	waitpid(h, &st_h, 0);
+	CHECK(sched_setscheduler(0, SCHED_OTHER, &sp) == 0,
+	      "test back to SCHED_OTHER: %s", strerror(errno));
 	CHECK(WIFEXITED(st_w) && WEXITSTATUS(st_w) == 0,
 	      "donor: status %#x (2: the lock did not time out)", st_w);
 	CHECK(WIFEXITED(st_h) && WEXITSTATUS(st_h) == 0,
 	      "holder: status %#x", st_h);
-	check_returned(base, "after the boosted task left the class");
+	if (!impl || strcmp(impl, "classic"))
+		check_returned(base, "after the boosted task left the class");
 	CHECK(kernel_warnings() == warn0, "the kernel warned during the test");
 	munmap(b, sizeof(*b));
+	known_state();
 }
 
 int main(void)

@@ -6,6 +6,7 @@
 #   make boot     boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
 #   make bench    the component and SCHED_DEADLINE benchmarks, stock and ours [bench-dl]
 #   make fuzz     the differential fuzzer of the scheduling ABI, stock against ours
+#   make stress   deadline tasks, CPU hotplug and cpusets on the debug kernels
 #   make cover    compile the tree's component users against ours
 #   make matrix   build ours's kernel/sched in UP, PREEMPT_RT, ... [MATRIX=up,...]
 #   make check    checkpatch --strict on every patch [BISECT=1: build each prefix]
@@ -27,6 +28,7 @@ BISECT ?= 0
 MATRIX ?=
 FUZZ_OPS ?= 1000000
 FUZZ_SEED ?= 1
+STRESS_SECONDS ?= 600
 comma := ,
 
 OUT := $(or $(DLK_OUT),$(CURDIR)/out)
@@ -59,12 +61,12 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/hos
 INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
-	bench-dl fuzz matrix dev-tree export clean distclean
+	bench-dl fuzz stress matrix dev-tree export clean distclean
 
 all: help
 
 help:
-	@sed -n '3,12s/^# //p' Makefile
+	@sed -n '3,13s/^# //p' Makefile
 
 deps:
 	@sh harness/deps.sh
@@ -154,6 +156,16 @@ fuzz: deps
 	@$(MAKE) --no-print-directory kernels initramfs
 	@INITRD=$(INITRD) FUZZ_OPS=$(FUZZ_OPS) FUZZ_SEED=$(FUZZ_SEED) \
 		sh harness/fuzz.sh
+
+# Hundreds of deadline tasks while CPUs go offline and online and cpuset
+# partitions come and go, STRESS_SECONDS of guest time on each kernel
+# (the debug variants unless DEBUG=0; SMP=4 unless SMP=).  harness/stress.sh.
+stress: deps
+	@$(MAKE) --no-print-directory guest initramfs
+	@INITRD=$(INITRD) KTAPSUM=$(KTAPSUM) KERNELS="$(KERNELS)" \
+		DEBUG=$(if $(filter command line,$(origin DEBUG)),$(DEBUG),1) \
+		SMP=$(or $(SMP),4) STRESS_SECONDS=$(STRESS_SECONDS) \
+		sh harness/stress.sh
 
 cover: deps
 	@$(MAKE) --no-print-directory kernels

@@ -1,0 +1,1292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stress: hundreds of deadline tasks while CPUs go offline and online and
+ * cgroup v2 cpuset partitions come and go; afterwards the bandwidth
+ * accounting of the root domain must be back where it started.
+ *
+ * Worker processes (-n, 200 by default) hold small reservations whose sum
+ * is 0.4 of the machine: periods of 5 to 100 ms (runtimes of 200 us at
+ * least), some with a constrained deadline, some reclaiming (GRUB); some
+ * sleep until their next period, some spin and yield, some spin without
+ * end (the CBS throttles them), some sleep for up to a second.  M-2 "hogs"
+ * switch between 2% and 30% of a CPU, so that taking CPUs away is
+ * sometimes refused.  The controller and its threads run SCHED_FIFO
+ * (reset on fork), so that the workers' load cannot starve them.
+ * Some workers change their own parameters, some exit (as deadline
+ * tasks) and are created again.  Meanwhile the controller's threads take
+ * CPUs 1..M-1 offline and online, make cgroup v2 partitions, move workers
+ * into and out of them and change their CPUs, change other workers'
+ * parameters, and touch the sched sysctls.  EBUSY from any of them is
+ * admission control doing its job: counted, never a failure.
+ *
+ * Both implementations rebuild a root domain's total from the tasks that
+ * exist whenever the root domains change, so any error that came before
+ * the last rebuild is forgotten.  What can be compared is what happens
+ * after one: the run ends by quiescing everything (no exit, no parameter
+ * change, no hotplug, no cgroup op), waiting out every 0-lag time,
+ * undoing the partitions and the hotplug, and rebuilding the root
+ * domains once more from scratch (a partition of the last CPU made and
+ * undone: each time a new root domain, which counts the fair servers on
+ * both kernels).  Then the total must be what the live tasks hold plus
+ * the fair servers, exactly; every task must still be making progress;
+ * all must die within a bounded time of SIGKILL; and once their 0-lag
+ * times have passed the total must be what it was before the run, taken
+ * after the same kind of rebuild.
+ *
+ * Usage: stress [-d SECONDS] [-n TASKS] [-s SEED]
+ * The tests share the run's results through a file: the first runs the
+ * stress, the others judge it.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dl.h"
+#include "file.h"
+#include "spin.h"
+#include "tap.h"
+
+#define MS NSEC_PER_MSEC
+#define US NSEC_PER_USEC
+#define MAX_TASKS 1024
+#define MAX_CPUS 64
+#define NPART 2
+#define CG "/sys/fs/cgroup"
+#define RESULTS "/tmp/stress.results"
+#define CPU_ONLINE "/sys/devices/system/cpu/cpu%d/online"
+
+/* ---- options ---- */
+
+static long duration_s = 60;
+static int ntasks = 200;
+static unsigned long long seed;
+
+/* ---- what the run shares between processes ---- */
+
+enum kind { K_SLEEP, K_YIELD, K_SPIN, K_NAP, K_HOG, NKINDS };
+
+static const char *const kind_name[NKINDS] = {
+	"sleep", "yield", "spin", "nap", "hog",
+};
+
+struct slot {
+	pid_t pid;		/* 0: free */
+	int kind;
+	int is_dl;		/* admitted */
+	unsigned long jobs;	/* progress: jobs done, or spin slices */
+	unsigned int gen;	/* how many workers this slot has had */
+};
+
+/* Counters, all updated with __atomic: workers are processes. */
+enum counter {
+	C_CREATED, C_BECOME_OK, C_BECOME_BUSY, C_BECOME_ERR,
+	C_SELF_OK, C_SELF_BUSY, C_SELF_ERR,
+	C_OTHER_OK, C_OTHER_BUSY, C_OTHER_ESRCH, C_OTHER_ERR,
+	C_EXITED, C_SET_PERM,
+	C_OFF_OK, C_OFF_BUSY, C_OFF_ERR, C_ON_OK, C_ON_ERR,
+	C_PART_MADE, C_PART_INVALID, C_PART_REFUSED, C_PART_GONE,
+	C_MOVE_OK, C_MOVE_BUSY, C_MOVE_ERR,
+	C_CPUS_OK, C_CPUS_BUSY, C_CPUS_ERR,
+	C_FLIP_OK, C_FLIP_ERR,
+	C_SYSCTL_OK, C_SYSCTL_BUSY, C_SYSCTL_ERR,
+	NCOUNTERS
+};
+
+static const char *const counter_name[NCOUNTERS] = {
+	"tasks created", "admitted at start", "start EBUSY", "start error",
+	"own setattr ok", "own setattr EBUSY", "own setattr error",
+	"setattr of another ok", "setattr of another EBUSY",
+	"setattr of another ESRCH", "setattr of another error",
+	"exited as deadline tasks",
+	"setattr EPERM (cpuset narrower than its root domain)",
+	"CPU offline ok", "CPU offline EBUSY", "CPU offline error",
+	"CPU online ok", "CPU online error",
+	"partitions made", "partitions invalid", "partitions refused",
+	"partitions removed",
+	"moves ok", "moves EBUSY", "moves error",
+	"partition cpus ok", "partition cpus EBUSY", "partition cpus error",
+	"partition flips ok", "partition flips error",
+	"sysctl ok", "sysctl EBUSY", "sysctl error",
+};
+
+struct shared {
+	int quiesce;		/* no exits, no changes: the end is near */
+	long count[NCOUNTERS];
+	int last_err[NCOUNTERS];
+	struct slot slot[MAX_TASKS];
+};
+
+static struct shared *sh;
+
+static void count(enum counter c)
+{
+	__atomic_fetch_add(&sh->count[c], 1, __ATOMIC_RELAXED);
+}
+
+static void count_err(enum counter c, int err)
+{
+	count(c);
+	__atomic_store_n(&sh->last_err[c], err, __ATOMIC_RELAXED);
+}
+
+static int quiescing(void)
+{
+	return __atomic_load_n(&sh->quiesce, __ATOMIC_ACQUIRE);
+}
+
+/* ---- what the first test leaves for the others ---- */
+
+struct results {
+	int done;		/* the run got to its end */
+	int ncpus;
+	long duration_ms;	/* stress phase, guest time */
+	long count[NCOUNTERS];
+	int last_err[NCOUNTERS];
+	long long bw;		/* the limit per CPU */
+	long long before[MAX_CPUS], quiet[MAX_CPUS], after[MAX_CPUS];
+	long long rebuilt[MAX_CPUS];	/* after a sysctl read, at the end */
+	long long tasks_bw;	/* what the live tasks hold, quiesced */
+	long long servers_bw;	/* the fair servers' share */
+	int live, dl_live;	/* workers alive, admitted, when quiesced */
+	int starved;		/* admitted workers that did no job */
+	pid_t starved_pid[8];
+	int unreaped;		/* not reaped in time after SIGKILL */
+	long reap_ms;
+	int stuck_d;		/* tasks found in D state, twice */
+	char stuck_comm[128];
+	long zero_lag_ms;	/* how long the total took to come back */
+};
+
+static struct results res;
+
+/* ---- small helpers ---- */
+
+/* A seeded generator per thread: splitmix64. */
+static __thread unsigned long long rng_state;
+
+static unsigned long long rnd(void)
+{
+	unsigned long long z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi]. */
+static long long between(long long lo, long long hi)
+{
+	return lo + (long long)(rnd() % (unsigned long long)(hi - lo + 1));
+}
+
+static int chance(int percent)
+{
+	return (int)(rnd() % 100) < percent;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static long now_ms(void)
+{
+	return (long)(now_ns() / MS);
+}
+
+static int is_debug(void)
+{
+	const char *d = getenv("DLK_DEBUG");
+
+	return d && !strcmp(d, "1");
+}
+
+static int ncpus_conf(void)
+{
+	int n = (int)sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > MAX_CPUS ? MAX_CPUS : n;
+}
+
+/* The bandwidth of a reservation, as the kernel computes it (2^-20). */
+static long long bw_of(uint64_t runtime, uint64_t period)
+{
+	return (long long)((runtime << 20) / period);
+}
+
+/* ---- the workers ---- */
+
+struct params {
+	uint64_t runtime, deadline, period, flags;
+};
+
+/*
+ * Fresh parameters for a worker of @kind with bandwidth @u (2^-20).  The
+ * runtime is 200 us at least: a task that overruns its budget (by a tick,
+ * or by however long the host kept its vCPU from running) waits out the
+ * debt at its own bandwidth, and one preempted inside an RCU read-side
+ * section holds up every grace period meanwhile.  Short periods go with
+ * larger bandwidths.
+ */
+static struct params params_for(int kind, long long u)
+{
+	struct params p = { 0 };
+	uint64_t min_period = ((200 * US) << 20) / (uint64_t)u;
+
+	if (kind == K_HOG)
+		p.period = 20 * MS;
+	else
+		p.period = between(5, 100) * MS;
+	if (p.period < min_period)
+		p.period = min_period;
+	p.deadline = p.period;
+	if (chance(30))
+		p.deadline = p.period * between(50, 95) / 100;
+	p.runtime = (uint64_t)u * p.period >> 20;
+	if (p.runtime > p.deadline)
+		p.runtime = p.deadline;
+	if (chance(20))
+		p.flags |= DL_FLAG_RECLAIM;
+	return p;
+}
+
+static long set_params(pid_t pid, const struct params *p)
+{
+	struct dl_attr a = dl_attr_make(p->runtime, p->deadline, p->period,
+					p->flags);
+
+	return dl_setattr(pid, &a, 0);
+}
+
+/*
+ * The bandwidth of a worker of @kind on @ncpus CPUs.  The set holds 0.4
+ * of the machine: a tenth of the workers (the spinners, whose every job
+ * overruns) take a quarter of it, the rest the remainder, each within
+ * 50% of its kind's mean.  The hogs switch between 2% and 30%.
+ */
+static long long u_for(int kind, int ncpus)
+{
+	long long total = ((long long)ncpus << 20) * 4 / 10, mean;
+
+	if (kind == K_HOG)
+		return (2LL << 20) / 100;
+	if (kind == K_SPIN)
+		mean = total / 4 / (ntasks / 10 + 1);
+	else
+		mean = total * 3 / 4 / (ntasks - ntasks / 10);
+	return mean * between(50, 150) / 100;
+}
+
+/*
+ * Spins for @ns of the thread's CPU time, mostly in user mode: the CPU
+ * clock is a system call, and a task throttled inside it is preempted
+ * within an RCU read-side section, where a long debt (a vCPU the host
+ * did not run, charged to the task on it) stalls RCU for its duration.
+ */
+static void burn(int64_t ns)
+{
+	int64_t end = cpu_ns() + ns;
+	volatile int k;
+
+	do {
+		for (k = 0; k < 20000; k++)
+			;
+	} while (cpu_ns() < end);
+}
+
+/* One job of a worker; @p is what it runs with. */
+static void job(struct slot *s, const struct params *p, int64_t *next)
+{
+	struct timespec ts;
+	int i;
+
+	switch (s->kind) {
+	case K_SLEEP:
+		burn((int64_t)p->runtime * 3 / 10);
+		*next += (int64_t)p->period;
+		if (*next < now_ns())
+			*next = now_ns();
+		ts.tv_sec = *next / (int64_t)NSEC_PER_SEC;
+		ts.tv_nsec = *next % (int64_t)NSEC_PER_SEC;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		break;
+	case K_YIELD:
+	case K_HOG:
+		burn((int64_t)p->runtime * 8 / 10);
+		sched_yield();
+		break;
+	case K_SPIN:
+		/* Throttled by the CBS; each slice of CPU is progress. */
+		for (i = 0; i < 8; i++)
+			burn(250 * US);
+		break;
+	default:
+		burn((int64_t)p->runtime / 10);
+		sleep_ms(between(200, 1000));
+		break;
+	}
+	__atomic_fetch_add(&s->jobs, 1, __ATOMIC_RELAXED);
+}
+
+static void count_set(long r, enum counter ok, enum counter busy,
+		      enum counter err)
+{
+	if (!r)
+		count(ok);
+	else if (errno == EBUSY)
+		count(busy);
+	else
+		count_err(err, errno);
+}
+
+/*
+ * A deadline task must be allowed on every CPU of its root domain: in a
+ * cgroup narrower than that (a partition made invalid by a CPU going
+ * offline, or turned back into a member), setattr is EPERM.
+ */
+static void count_setattr(long r, enum counter ok, enum counter busy,
+			  enum counter err)
+{
+	if (r && errno == EPERM)
+		count(C_SET_PERM);
+	else
+		count_set(r, ok, busy, err);
+}
+
+static void __attribute__((noreturn)) worker(int i, int ncpus)
+{
+	struct slot *s = &sh->slot[i];
+	int64_t t, next, die_at, change_at, hog_at = 0;
+	struct params p, q;
+	long long u;
+	int big = 0;
+	long r;
+
+	rng_state = seed * 1000003 + (unsigned long long)i * 7919 + s->gen;
+	u = u_for(s->kind, ncpus);
+	p = params_for(s->kind, u);
+	/* Admitted, or refused (EBUSY) until there is room: retry. */
+	while (set_params(0, &p)) {
+		if (errno != EBUSY && errno != EPERM) {
+			count_err(C_BECOME_ERR, errno);
+			_exit(3);
+		}
+		count_setattr(-1, C_BECOME_OK, C_BECOME_BUSY, C_BECOME_ERR);
+		if (quiescing())
+			for (;;)
+				pause();
+		sleep_ms(between(20, 200));
+	}
+	count(C_BECOME_OK);
+	__atomic_store_n(&s->is_dl, 1, __ATOMIC_RELEASE);
+	t = now_ns();
+	next = t;
+	/* A third exit after a while, a third change their parameters. */
+	die_at = chance(35) ? t + between(500, 8000) * (int64_t)MS : 0;
+	change_at = chance(35) ? t + between(500, 4000) * (int64_t)MS : 0;
+	if (s->kind == K_HOG)
+		hog_at = t + between(1000, 4000) * (int64_t)MS;
+	for (;;) {
+		job(s, &p, &next);
+		if (quiescing())
+			continue;
+		t = now_ns();
+		if (die_at && t > die_at) {
+			count(C_EXITED);
+			_exit(0);
+		}
+		if (change_at && t > change_at) {
+			q = params_for(s->kind, u * between(50, 150) / 100);
+			r = set_params(0, &q);
+			count_setattr(r, C_SELF_OK, C_SELF_BUSY, C_SELF_ERR);
+			if (!r)
+				p = q;
+			change_at = t + between(500, 4000) * (int64_t)MS;
+		}
+		if (hog_at && t > hog_at) {
+			/* A hog switches between 2% and 40% of a CPU. */
+			big = !big;
+			q = p;
+			q.runtime = p.period * (big ? 30 : 2) / 100;
+			r = set_params(0, &q);
+			count_setattr(r, C_SELF_OK, C_SELF_BUSY, C_SELF_ERR);
+			if (!r)
+				p = q;
+			hog_at = t + between(1000, 4000) * (int64_t)MS;
+		}
+	}
+}
+
+static int ncpu_all;
+
+/* Enough hogs that taking CPUs away is refused at times. */
+static int hogs(void)
+{
+	return ncpu_all > 2 ? ncpu_all - 2 : 1;
+}
+
+static void spawn(int i)
+{
+	struct slot *s = &sh->slot[i];
+	pid_t pid;
+
+	s->gen++;
+	s->is_dl = 0;
+	s->jobs = 0;
+	if (i < hogs())
+		s->kind = K_HOG;
+	else if (i % 10 == 9)
+		s->kind = K_SPIN;
+	else
+		s->kind = (int)(rnd() % 100) < 50 ? K_SLEEP :
+			  (int)(rnd() % 100) < 60 ? K_YIELD : K_NAP;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		signal(SIGXCPU, SIG_IGN);
+		worker(i, ncpu_all);
+	}
+	__atomic_store_n(&s->pid, pid, __ATOMIC_RELEASE);
+	count(C_CREATED);
+}
+
+/* A live worker's pid, at random, or 0. */
+static pid_t some_worker(void)
+{
+	int k;
+
+	for (k = 0; k < 8; k++) {
+		pid_t pid = __atomic_load_n(&sh->slot[rnd() % ntasks].pid,
+					    __ATOMIC_ACQUIRE);
+		if (pid)
+			return pid;
+	}
+	return 0;
+}
+
+/* ---- CPU hotplug ---- */
+
+static int cpu_online(int cpu)
+{
+	char path[96], c = '1';
+	int fd;
+
+	snprintf(path, sizeof(path), CPU_ONLINE, cpu);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 1;
+	if (read(fd, &c, 1) != 1)
+		c = '1';
+	close(fd);
+	return c == '1';
+}
+
+static int cpu_set_online(int cpu, int on)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), CPU_ONLINE, cpu);
+	return file_put(path, "%d", on);
+}
+
+static void all_cpus_online(void)
+{
+	int cpu;
+
+	for (cpu = 1; cpu < ncpu_all; cpu++)
+		if (!cpu_online(cpu) && cpu_set_online(cpu, 1))
+			tap_diag("CPU %d back online: %s", cpu,
+				 strerror(errno));
+}
+
+static void *hotplug_thread(void *arg)
+{
+	rng_state = seed + (uintptr_t)arg;
+	while (!quiescing()) {
+		int cpu = (int)between(1, ncpu_all - 1);
+
+		if (cpu_online(cpu)) {
+			if (!cpu_set_online(cpu, 0))
+				count(C_OFF_OK);
+			else if (errno == EBUSY)
+				count(C_OFF_BUSY);
+			else
+				count_err(C_OFF_ERR, errno);
+		} else if (!cpu_set_online(cpu, 1)) {
+			count(C_ON_OK);
+		} else {
+			count_err(C_ON_ERR, errno);
+		}
+		sleep_ms(between(20, 400));
+	}
+	return NULL;
+}
+
+/* ---- cgroup v2 partitions ---- */
+
+struct part {
+	int exists;
+	int lo, hi;		/* its CPUs, lo-hi */
+};
+
+static struct part part[NPART];
+
+static void part_path(char *b, size_t n, int k, const char *file)
+{
+	snprintf(b, n, CG "/stress%d%s%s", k, file ? "/" : "", file ? file : "");
+}
+
+static int part_write(int k, const char *file, const char *fmt, long v1,
+		      long v2)
+{
+	char path[96];
+
+	part_path(path, sizeof(path), k, file);
+	return file_put(path, fmt, v1, v2);
+}
+
+/* Moves every task of partition @k to the root cgroup; how many failed. */
+static int part_empty(int k)
+{
+	char path[96], line[32];
+	int failed = 0;
+	FILE *f;
+
+	part_path(path, sizeof(path), k, "cgroup.procs");
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (file_put(CG "/cgroup.procs", "%d", atoi(line)) &&
+		    errno != ESRCH)
+			failed++;
+	fclose(f);
+	return failed;
+}
+
+static void part_make(int k)
+{
+	char path[96], state[64] = "";
+	int o = k ? 0 : 1, lo, hi;
+	FILE *f;
+
+	lo = (int)between(1, ncpu_all - 1);
+	hi = chance(30) && lo + 1 < ncpu_all ? lo + 1 : lo;
+	if (part[o].exists && lo <= part[o].hi && hi >= part[o].lo) {
+		count(C_PART_REFUSED);
+		return;
+	}
+	part_path(path, sizeof(path), k, NULL);
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		count_err(C_PART_REFUSED, errno);
+		return;
+	}
+	part[k].exists = 1;
+	part[k].lo = lo;
+	part[k].hi = hi;
+	if (part_write(k, "cpuset.cpus", "%ld-%ld", lo, hi) ||
+	    part_write(k, "cpuset.cpus.partition", "root", 0, 0)) {
+		count_err(C_PART_REFUSED, errno);
+		return;
+	}
+	part_path(path, sizeof(path), k, "cpuset.cpus.partition");
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(state, sizeof(state), f))
+			state[0] = 0;
+		fclose(f);
+	}
+	count(!strcmp(state, "root\n") ? C_PART_MADE : C_PART_INVALID);
+}
+
+static void part_remove(int k)
+{
+	char path[96];
+	int i;
+
+	part_write(k, "cpuset.cpus.partition", "member", 0, 0);
+	part_path(path, sizeof(path), k, NULL);
+	for (i = 0; i < 100; i++) {
+		part_empty(k);
+		if (!rmdir(path) || errno == ENOENT)
+			break;
+		sleep_ms(10);
+	}
+	if (i == 100)
+		tap_diag("rmdir %s: %s", path, strerror(errno));
+	part[k].exists = 0;
+	count(C_PART_GONE);
+}
+
+static void part_move(int k)
+{
+	char path[96];
+	pid_t pid = some_worker();
+	long r;
+
+	if (!pid)
+		return;
+	if (chance(30))
+		snprintf(path, sizeof(path), CG "/cgroup.procs");
+	else
+		part_path(path, sizeof(path), k, "cgroup.procs");
+	r = file_put(path, "%d", pid);
+	/* A worker that has just exited is no error. */
+	if (r && errno == ESRCH)
+		return;
+	count_set(r, C_MOVE_OK, C_MOVE_BUSY, C_MOVE_ERR);
+}
+
+static void part_cpus(int k)
+{
+	int lo = part[k].lo, hi = part[k].hi, o = k ? 0 : 1;
+
+	if (hi > lo && chance(50))
+		hi = lo;			/* shrink */
+	else if (hi + 1 < ncpu_all && !(part[o].exists && part[o].lo == hi + 1))
+		hi++;				/* grow */
+	else
+		return;
+	if (!part_write(k, "cpuset.cpus", "%ld-%ld", lo, hi)) {
+		part[k].hi = hi;
+		count(C_CPUS_OK);
+	} else if (errno == EBUSY) {
+		count(C_CPUS_BUSY);
+	} else {
+		/* EINVAL: the CPUs would overlap a sibling's */
+		count_err(C_CPUS_ERR, errno);
+	}
+}
+
+static void part_flip(int k)
+{
+	char path[96], state[64] = "";
+	FILE *f;
+	int r;
+
+	part_path(path, sizeof(path), k, "cpuset.cpus.partition");
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(state, sizeof(state), f))
+			state[0] = 0;
+		fclose(f);
+	}
+	r = file_put(path, "%s", strncmp(state, "member", 6) ? "member" : "root");
+	if (r)
+		count_err(C_FLIP_ERR, errno);
+	else
+		count(C_FLIP_OK);
+}
+
+static void *cpuset_thread(void *arg)
+{
+	rng_state = seed + (uintptr_t)arg;
+	while (!quiescing()) {
+		int k = (int)(rnd() % NPART);
+
+		if (!part[k].exists) {
+			part_make(k);
+		} else {
+			switch (rnd() % 10) {
+			case 0: part_remove(k); break;
+			case 1: part_cpus(k); break;
+			case 2: part_flip(k); break;
+			default: part_move(k); break;
+			}
+		}
+		sleep_ms(between(10, 150));
+	}
+	return NULL;
+}
+
+/* ---- the sched sysctls ---- */
+
+static void sysctl_op(void)
+{
+	long r = 0;
+
+	switch (rnd() % 5) {
+	case 0:
+		r = sysctl_get("sched_rt_runtime_us") < 0;
+		break;
+	case 1:
+		r = sysctl_set("sched_rt_runtime_us", 950000);
+		break;
+	case 2:
+		/* Below what is held: EBUSY, or taken and given back. */
+		r = sysctl_set("sched_rt_runtime_us", between(300000, 900000));
+		if (!r)
+			r = sysctl_set("sched_rt_runtime_us", 950000);
+		break;
+	case 3:
+		r = sysctl_set("sched_rt_period_us", 1000000);
+		break;
+	default:
+		r = sysctl_set("sched_deadline_period_max_us",
+			       sysctl_get("sched_deadline_period_max_us"));
+		break;
+	}
+	count_set(r, C_SYSCTL_OK, C_SYSCTL_BUSY, C_SYSCTL_ERR);
+}
+
+static void *sysctl_thread(void *arg)
+{
+	rng_state = seed + (uintptr_t)arg;
+	while (!quiescing()) {
+		sysctl_op();
+		sleep_ms(between(500, 3000));
+	}
+	/* Whatever the last op left, the defaults again. */
+	if (sysctl_set("sched_rt_runtime_us", 950000))
+		tap_diag("restoring sched_rt_runtime_us: %s", strerror(errno));
+	return NULL;
+}
+
+/* ---- the controller ---- */
+
+static void setattr_other(void)
+{
+	struct dl_attr got = { 0 };
+	struct params p;
+	pid_t pid = some_worker();
+	long r;
+
+	if (!pid || dl_getattr(pid, &got, sizeof(got), 0) ||
+	    got.sched_policy != SCHED_DEADLINE)
+		return;
+	p.period = got.sched_period;
+	p.deadline = got.sched_deadline;
+	p.flags = got.sched_flags & DL_FLAG_RECLAIM;
+	p.runtime = got.sched_runtime * between(50, 150) / 100;
+	if (p.runtime < 16 * US)
+		p.runtime = 16 * US;
+	if (p.runtime > p.deadline)
+		p.runtime = p.deadline;
+	r = set_params(pid, &p);
+	if (r && errno == ESRCH)
+		count(C_OTHER_ESRCH);
+	else
+		count_setattr(r, C_OTHER_OK, C_OTHER_BUSY, C_OTHER_ERR);
+}
+
+/* Reaps the workers that exited; @respawn makes new ones in their slots. */
+static void reap(int respawn)
+{
+	int status, i;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < ntasks; i++)
+			if (sh->slot[i].pid == pid)
+				break;
+		if (i == ntasks)
+			continue;
+		__atomic_store_n(&sh->slot[i].pid, 0, __ATOMIC_RELEASE);
+		if (WIFEXITED(status) && WEXITSTATUS(status))
+			tap_diag("worker %d exited with %d", pid,
+				 WEXITSTATUS(status));
+		if (respawn)
+			spawn(i);
+	}
+}
+
+/* Every online CPU's total_bw; the limit per CPU in *bw. */
+static int snapshot(long long *total, long long *bw)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < ncpu_all; cpu++)
+		if (dl_bw_of_cpu(cpu, bw, &total[cpu]))
+			return -1;
+	return 0;
+}
+
+/* Waits until every CPU's total is @want's, up to @ms; the ms it took. */
+static long wait_totals(const long long *want, long long *got, long ms)
+{
+	long t0 = now_ms();
+	long long b;
+	int cpu, same;
+
+	do {
+		same = !snapshot(got, &b);
+		for (cpu = 0; same && cpu < ncpu_all; cpu++)
+			same = got[cpu] == want[cpu];
+		if (same)
+			return now_ms() - t0;
+		sleep_ms(20);
+	} while (now_ms() - t0 < ms);
+	return -1;
+}
+
+/* Waits until the totals stop changing for 500 ms (up to @ms). */
+static void wait_stable(long long *got, long ms)
+{
+	long long prev[MAX_CPUS], b;
+	long t0 = now_ms(), since = now_ms();
+
+	snapshot(prev, &b);
+	while (now_ms() - t0 < ms && now_ms() - since < 500) {
+		sleep_ms(50);
+		snapshot(got, &b);
+		if (memcmp(got, prev, sizeof(prev))) {
+			memcpy(prev, got, sizeof(prev));
+			since = now_ms();
+		}
+	}
+	snapshot(got, &b);
+}
+
+/*
+ * A root domain made anew for all CPUs: a partition of the last CPU,
+ * made and undone.  Each step builds new root domains, whose totals
+ * start from the fair servers of their CPUs on both kernels, then count
+ * the tasks.  (A rebuild that keeps a root domain, as a sysctl access
+ * does, drops the servers on the classic one.)
+ */
+static int fresh_root_domain(void)
+{
+	const char *p = CG "/stress-fresh";
+	int r;
+
+	if (mkdir(p, 0755) && errno != EEXIST)
+		return -1;
+	r = file_put(CG "/stress-fresh/cpuset.cpus", "%d", ncpu_all - 1) ||
+	    file_put(CG "/stress-fresh/cpuset.cpus.partition", "root");
+	if (r)
+		tap_diag("partition for a fresh root domain: %s",
+			 strerror(errno));
+	file_put(CG "/stress-fresh/cpuset.cpus.partition", "member");
+	if (rmdir(p))
+		r = -1;
+	return r ? -1 : 0;
+}
+
+static void cgroups_setup(void)
+{
+	int k;
+
+	mkdir(CG, 0755);
+	if (access(CG "/cgroup.procs", F_OK))
+		REQUIRE(mount("none", CG, "cgroup2", 0, NULL) == 0,
+			"mount cgroup2: %s", strerror(errno));
+	REQUIRE(file_put(CG "/cgroup.subtree_control", "+cpuset") == 0,
+		"+cpuset: %s", strerror(errno));
+	/* Left by an earlier run that was killed. */
+	for (k = 0; k < NPART; k++) {
+		part[k].exists = 1;
+		part_remove(k);
+	}
+	rmdir(CG "/stress-fresh");
+	memset(sh->count, 0, sizeof(sh->count));
+}
+
+/* Tasks in D state now: their pids, up to @max; the count. */
+static int tasks_in_d(pid_t *pids, int max, char *comm, size_t n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int k = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[300], buf[256], *rp;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			rp = strrchr(buf, ')');
+			if (rp && rp[1] == ' ' && rp[2] == 'D' && k < max) {
+				pids[k++] = atoi(e->d_name);
+				snprintf(comm, n, "%.100s", buf);
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return k;
+}
+
+static void stuck_in_d(void)
+{
+	pid_t a[32], b[32];
+	int na, nb, i, j;
+	char comm[128] = "";
+
+	na = tasks_in_d(a, 32, comm, sizeof(comm));
+	sleep_ms(2000);
+	nb = tasks_in_d(b, 32, comm, sizeof(comm));
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			if (a[i] == b[j]) {
+				res.stuck_d++;
+				snprintf(res.stuck_comm, sizeof(res.stuck_comm),
+					 "%s", comm);
+			}
+}
+
+/* Kills every worker; how many were not reaped within @ms. */
+static int kill_all(long ms)
+{
+	long t0;
+	int i, left;
+
+	for (i = 0; i < ntasks; i++)
+		if (sh->slot[i].pid)
+			kill(sh->slot[i].pid, SIGKILL);
+	t0 = now_ms();
+	for (;;) {
+		reap(0);
+		for (left = 0, i = 0; i < ntasks; i++)
+			left += sh->slot[i].pid != 0;
+		if (!left || now_ms() - t0 > ms)
+			break;
+		sleep_ms(10);
+	}
+	res.reap_ms = now_ms() - t0;
+	return left;
+}
+
+/* What the live workers hold, from the kernel's own view of them. */
+static void tally_tasks(void)
+{
+	struct dl_attr a;
+	int i;
+
+	res.tasks_bw = 0;
+	res.live = res.dl_live = 0;
+	for (i = 0; i < ntasks; i++) {
+		pid_t pid = sh->slot[i].pid;
+
+		if (!pid)
+			continue;
+		res.live++;
+		memset(&a, 0, sizeof(a));
+		if (dl_getattr(pid, &a, sizeof(a), 0) ||
+		    a.sched_policy != SCHED_DEADLINE)
+			continue;
+		res.dl_live++;
+		res.tasks_bw += bw_of(a.sched_runtime, a.sched_period);
+	}
+}
+
+/* Each admitted worker must get through a job in @ms. */
+static void check_progress(long ms)
+{
+	unsigned long jobs[MAX_TASKS];
+	int i;
+
+	for (i = 0; i < ntasks; i++)
+		jobs[i] = __atomic_load_n(&sh->slot[i].jobs, __ATOMIC_RELAXED);
+	sleep_ms(ms);
+	for (i = 0; i < ntasks; i++) {
+		struct slot *s = &sh->slot[i];
+
+		if (!s->pid || !s->is_dl || s->jobs != jobs[i])
+			continue;
+		if (res.starved < 8)
+			res.starved_pid[res.starved] = s->pid;
+		res.starved++;
+		tap_diag("worker %d (%s) did no job in %ld ms", s->pid,
+			 kind_name[s->kind], ms);
+	}
+}
+
+static void print_figures(void)
+{
+	int c;
+
+	tap_diag("seed %llu, %d CPUs, %d task slots, %ld ms of stress",
+		 seed, res.ncpus, ntasks, res.duration_ms);
+	for (c = 0; c < NCOUNTERS; c++)
+		if (res.count[c])
+			tap_diag("  %-28s %ld%s%s", counter_name[c],
+				 res.count[c], res.last_err[c] ? " (last: " : "",
+				 res.last_err[c] ? strerror(res.last_err[c]) : "");
+}
+
+static void save_results(void)
+{
+	FILE *f = fopen(RESULTS, "w");
+
+	REQUIRE(f && fwrite(&res, sizeof(res), 1, f) == 1 && !fclose(f),
+		"writing %s: %s", RESULTS, strerror(errno));
+}
+
+static int load_results(void)
+{
+	FILE *f = fopen(RESULTS, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fread(&res, sizeof(res), 1, f) == 1;
+	fclose(f);
+	return ok && res.done ? 0 : -1;
+}
+
+static void stress_run(void)
+{
+	pthread_t th[3];
+	long long b, after_fresh[MAX_CPUS];
+	struct sched_param sp;
+	long t0, tw, limit, shown;
+	int i, cpu;
+
+	rng_state = seed;
+	ncpu_all = ncpus_conf();
+	res.ncpus = ncpu_all;
+	if (ncpu_all < 2)
+		SKIP("CPU hotplug needs 2 CPUs");
+	REQUIRE(ntasks >= ncpu_all && ntasks <= MAX_TASKS, "-n %d", ntasks);
+	unlink(RESULTS);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(sh != MAP_FAILED, "mmap: %s", strerror(errno));
+	memset(sh, 0, sizeof(*sh));
+
+	/* Before: all CPUs, no partition, a root domain built anew. */
+	all_cpus_online();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	cgroups_setup();
+	REQUIRE(fresh_root_domain() == 0, "rebuilding the root domain");
+	/* Tasks of earlier suites may hold bandwidth until their 0-lag. */
+	wait_stable(res.before, 5000);
+	res.servers_bw = dl_fair_servers_bw();
+	REQUIRE(snapshot(res.before, &res.bw) == 0, "reading sched/debug");
+	for (cpu = 0; cpu < ncpu_all; cpu++)
+		tap_diag("before: CPU %d bw %lld total_bw %lld", cpu, res.bw,
+			 res.before[cpu]);
+	tap_diag("the fair servers hold %lld", res.servers_bw);
+
+	/*
+	 * The controller and its threads above the fair class (its children
+	 * start there again): the workers' load must not starve them.
+	 */
+	sp.sched_priority = 10;
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
+		tap_diag("SCHED_FIFO: %s", strerror(errno));
+
+	/* The stress. */
+	memset(sh->count, 0, sizeof(sh->count));
+	for (i = 0; i < ntasks; i++)
+		spawn(i);
+	t0 = now_ms();
+	REQUIRE(!pthread_create(&th[0], NULL, hotplug_thread, (void *)1) &&
+		!pthread_create(&th[1], NULL, cpuset_thread, (void *)2) &&
+		!pthread_create(&th[2], NULL, sysctl_thread, (void *)3),
+		"pthread_create");
+	for (shown = t0; now_ms() - t0 < duration_s * 1000;) {
+		reap(1);
+		if (chance(50))
+			setattr_other();
+		sleep_ms(between(10, 100));
+		if (now_ms() - shown < 60000)
+			continue;
+		shown = now_ms();
+		tap_diag("%ld s: %ld tasks created, %ld CPU offline, "
+			 "%ld partitions", (shown - t0) / 1000,
+			 sh->count[C_CREATED], sh->count[C_OFF_OK],
+			 sh->count[C_PART_MADE]);
+	}
+	res.duration_ms = now_ms() - t0;
+
+	/*
+	 * Quiesce: no more exits, changes, hotplug or cgroup ops.  Workers
+	 * still exiting go; every 0-lag time passes (periods are 100 ms at
+	 * most: a debt on a slow kernel adds some).
+	 */
+	__atomic_store_n(&sh->quiesce, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	for (t0 = now_ms(); now_ms() - t0 < 2000; sleep_ms(50))
+		reap(0);
+	for (i = 0; i < NPART; i++)
+		if (part[i].exists)
+			part_remove(i);
+	all_cpus_online();
+	REQUIRE(fresh_root_domain() == 0, "rebuilding the root domain");
+	reap(0);
+	wait_stable(res.quiet, is_debug() ? 10000 : 5000);
+	tally_tasks();
+	memcpy(res.count, sh->count, sizeof(res.count));
+	memcpy(res.last_err, sh->last_err, sizeof(res.last_err));
+	print_figures();
+	tap_diag("quiesced: %d workers alive, %d admitted, holding %lld",
+		 res.live, res.dl_live, res.tasks_bw);
+	for (cpu = 0; cpu < ncpu_all; cpu++)
+		tap_diag("quiesced: CPU %d total_bw %lld", cpu, res.quiet[cpu]);
+	/*
+	 * A task that overran its budget waits out the debt at its own
+	 * bandwidth: a vCPU the host did not run for 100 ms, charged to a
+	 * 0.5% task, is 20 s.  Hence the generous bounds.
+	 */
+	check_progress(is_debug() ? 30000 : 10000);
+
+	/* The end: every worker killed, reaped in time, its bandwidth back. */
+	limit = is_debug() ? 120000 : 60000;
+	res.unreaped = kill_all(limit);
+	tap_diag("%d workers not reaped %ld ms after SIGKILL", res.unreaped,
+		 res.reap_ms);
+	tw = wait_totals(res.before, res.after, is_debug() ? 10000 : 5000);
+	res.zero_lag_ms = tw;
+	for (cpu = 0; cpu < ncpu_all; cpu++)
+		tap_diag("after: CPU %d total_bw %lld (before %lld)%s", cpu,
+			 res.after[cpu], res.before[cpu],
+			 tw < 0 ? " (not back)" : "");
+	stuck_in_d();
+	/* For the record: a rebuild now, on an empty machine. */
+	sysctl_get("sched_rt_runtime_us");
+	sleep_ms(100);
+	snapshot(res.rebuilt, &b);
+	fresh_root_domain();
+	sleep_ms(100);
+	snapshot(after_fresh, &b);
+	for (cpu = 0; cpu < ncpu_all; cpu++)
+		tap_diag("rebuilt: CPU %d total_bw %lld after a sysctl read, "
+			 "%lld after a partition", cpu, res.rebuilt[cpu],
+			 after_fresh[cpu]);
+	res.done = 1;
+	save_results();
+}
+
+/* ---- the tests ---- */
+
+static void need_results(void)
+{
+	REQUIRE(load_results() == 0, "the stress did not finish");
+}
+
+/* The stress ran to its end, and did a bit of everything. */
+static void stress_ran(void)
+{
+	stress_run();
+	CHECK(res.duration_ms >= duration_s * 1000, "ran %ld ms",
+	      res.duration_ms);
+	CHECK(res.count[C_CREATED] > ntasks, "%ld tasks created",
+	      res.count[C_CREATED]);
+	CHECK(res.count[C_BECOME_OK] > ntasks / 2, "%ld admitted",
+	      res.count[C_BECOME_OK]);
+	CHECK(res.count[C_OFF_OK] > 0 && res.count[C_ON_OK] > 0,
+	      "no CPU went offline and online");
+	CHECK(res.count[C_PART_MADE] > 0, "no partition was made");
+	CHECK(res.count[C_MOVE_OK] > 0, "no task moved");
+	CHECK(res.count[C_SELF_OK] + res.count[C_OTHER_OK] > 0,
+	      "no parameter changed");
+	/* Valid parameters: nothing but EBUSY may refuse them. */
+	CHECK(!res.count[C_BECOME_ERR] && !res.count[C_SELF_ERR] &&
+	      !res.count[C_OTHER_ERR], "setattr failed other than EBUSY");
+	CHECK(!res.count[C_OFF_ERR] && !res.count[C_ON_ERR],
+	      "hotplug failed other than EBUSY");
+}
+
+/* Quiesced, every admitted worker still gets its jobs done. */
+static void no_task_starved(void)
+{
+	need_results();
+	CHECK(res.dl_live > 0, "no deadline task was alive at the end");
+	CHECK(!res.starved, "%d deadline tasks did no job (first %d)",
+	      res.starved, res.starved_pid[0]);
+}
+
+/*
+ * After the last rebuild, the total is the live tasks' bandwidth plus
+ * the fair servers', on every CPU (one root domain).
+ */
+static void accounting_matches_tasks(void)
+{
+	long long want;
+	int cpu;
+
+	need_results();
+	want = res.tasks_bw + res.servers_bw;
+	for (cpu = 0; cpu < res.ncpus; cpu++)
+		CHECK(res.quiet[cpu] == want,
+		      "CPU %d: total_bw %lld, the tasks hold %lld and the "
+		      "servers %lld: %+lld", cpu, res.quiet[cpu], res.tasks_bw,
+		      res.servers_bw, res.quiet[cpu] - want);
+}
+
+/* SIGKILL ends every worker in bounded time; nothing stays in D state. */
+static void every_task_reaped(void)
+{
+	need_results();
+	CHECK(!res.unreaped, "%d workers not reaped %ld ms after SIGKILL",
+	      res.unreaped, res.reap_ms);
+	CHECK(!res.stuck_d, "%d tasks in D state 2 s apart: %s", res.stuck_d,
+	      res.stuck_comm);
+}
+
+/* Once the 0-lag times have passed, each CPU's total is what it was. */
+static void accounting_returned(void)
+{
+	int cpu;
+
+	need_results();
+	for (cpu = 0; cpu < res.ncpus; cpu++)
+		CHECK(res.after[cpu] == res.before[cpu],
+		      "CPU %d: total_bw %lld, was %lld", cpu, res.after[cpu],
+		      res.before[cpu]);
+	if (res.zero_lag_ms >= 0)
+		tap_diag("back %ld ms after the last task was reaped",
+			 res.zero_lag_ms);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: stress [-d SECONDS] [-n TASKS] [-s SEED]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct tap_test tests[] = {
+		TAP_TEST(stress_ran),
+		TAP_TEST(no_task_starved),
+		TAP_TEST(accounting_matches_tasks),
+		TAP_TEST(every_task_reaped),
+		TAP_TEST(accounting_returned),
+		{ NULL, NULL }
+	};
+	const char *s = getenv("DLK_SEED");
+	int c;
+
+	seed = s ? strtoull(s, NULL, 0) : (unsigned long long)time(NULL);
+	while ((c = getopt(argc, argv, "d:n:s:")) != -1) {
+		switch (c) {
+		case 'd': duration_s = strtol(optarg, NULL, 0); break;
+		case 'n': ntasks = (int)strtol(optarg, NULL, 0); break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return tap_run(tests);
+}

@@ -510,16 +510,9 @@ static void boost_donor(struct boost *b)
 
 static struct boost *boost_lock(void)
 {
-	struct boost *b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	pthread_mutexattr_t ma;
+	struct boost *b = shared_with_mutex(sizeof(*b), PTHREAD_PRIO_INHERIT);
 
-	REQUIRE(b != MAP_FAILED, "mmap: %s", strerror(errno));
-	memset(b, 0, sizeof(*b));
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
-	REQUIRE(pthread_mutex_init(&b->lock, &ma) == 0, "mutex init");
+	REQUIRE(b, "shared mutex: %s", strerror(errno));
 	return b;
 }
 

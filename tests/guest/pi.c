@@ -18,7 +18,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,16 +50,9 @@ static void sleep_until(int64_t t)
 
 static struct shared *shared_lock(int protocol)
 {
-	struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	pthread_mutexattr_t ma;
+	struct shared *sh = shared_with_mutex(sizeof(*sh), protocol);
 
-	REQUIRE(sh != MAP_FAILED, "mmap: %s", strerror(errno));
-	memset(sh, 0, sizeof(*sh));
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setprotocol(&ma, protocol);
-	REQUIRE(pthread_mutex_init(&sh->lock, &ma) == 0, "mutex init");
+	REQUIRE(sh, "shared mutex: %s", strerror(errno));
 	return sh;
 }
 

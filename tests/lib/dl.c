@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -245,4 +247,27 @@ int dl_sysctl_known_state(void)
 		nanosleep(&ts, NULL);
 	}
 	return -1;
+}
+
+void *shared_with_mutex(size_t size, int protocol)
+{
+	void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t ma;
+	int err;
+
+	if (mem == MAP_FAILED)
+		return NULL;
+	memset(mem, 0, size);
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setprotocol(&ma, protocol);
+	err = pthread_mutex_init(mem, &ma);
+	pthread_mutexattr_destroy(&ma);
+	if (err) {
+		munmap(mem, size);
+		errno = err;
+		return NULL;
+	}
+	return mem;
 }

@@ -66,6 +66,13 @@ void sleeper_end(pid_t pid);
 /* Wakes the sleeper once (it sleeps again), so it runs where it may now. */
 void sleeper_nudge(pid_t pid);
 
+/*
+ * Zeroed memory of @size bytes shared with the children to come, which
+ * starts with a pthread_mutex_t shared between processes, of @protocol
+ * (PTHREAD_PRIO_INHERIT, PTHREAD_PRIO_NONE); NULL and errno on failure.
+ */
+void *shared_with_mutex(size_t size, int protocol);
+
 /* sysctls, as integers; -1 and errno on failure */
 long sysctl_get(const char *name);
 int sysctl_set(const char *name, long value);

@@ -7,6 +7,7 @@
 #   DEVICES=usb-hub: an xHCI controller with a USB hub (id hub1), and the
 #   QEMU monitor driven by the guest: a line "@@DLKHMP command" from the
 #   guest on ttyS1 is given to the monitor (for hot-unplug and plug).
+#   KARGS='...': more kernel command line.
 #   LOGDIR=dir: receives console.log (ttyS0, the kernel's), guest.log
 #   (ttyS1, the programs' output), qemu.log and status.
 # Exit status: 124 when the guest did not finish in time (it is killed, the
@@ -64,6 +65,7 @@ append="$append dlk.hostcpus=$NPROC"
 append="$append dlk.debug=$DEBUG"
 [ -n "$ICOUNT" ] && append="$append dlk.icount=$ICOUNT"
 [ -n "${SUITES:-}" ] && append="$append dlk.suites=$SUITES"
+[ -n "${KARGS:-}" ] && append="$append $KARGS"
 set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \
 	-m "$mem" -smp "$SMP" -kernel "$image" -initrd "$LOGDIR/initrd.cpio" \
 	-append "$append"
@@ -72,20 +74,22 @@ set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \
 if [ "$MODE" = shell ]; then
 	exec qemu-system-x86_64 "$@" -serial mon:stdio -serial "file:$LOGDIR/guest.log"
 fi
+# The QEMU monitor on a pair of FIFOs: the guest may drive it (usb-hub),
+# and a guest that does not finish in time has its vCPUs' registers
+# taken before it is killed (hang.log: where each vCPU was).
+rm -f "$LOGDIR/mon.in" "$LOGDIR/mon.out" "$LOGDIR/monitor.log" "$LOGDIR/hang.log"
+mkfifo "$LOGDIR/mon.in" "$LOGDIR/mon.out"
+set -- "$@" -chardev "pipe,id=mon,path=$LOGDIR/mon" \
+	-mon chardev=mon,mode=readline
 watcher=
 case ${DEVICES:-} in
 usb-hub)
 	set -- "$@" -device qemu-xhci,id=xhci \
 		-device usb-hub,bus=xhci.0,port=1,id=hub1
-	rm -f "$LOGDIR/mon.in" "$LOGDIR/mon.out"
-	mkfifo "$LOGDIR/mon.in" "$LOGDIR/mon.out"
-	set -- "$@" -chardev "pipe,id=mon,path=$LOGDIR/mon" \
-		-mon chardev=mon,mode=readline
 	: >"$LOGDIR/guest.log"
-	# The guest asks; the monitor's answers go to monitor.log.
-	# tail ends when this script does.
+	# The guest asks: its requests go to the monitor.  tail ends when
+	# this script does.
 	(
-		cat "$LOGDIR/mon.out" >"$LOGDIR/monitor.log" &
 		tail --pid=$$ -n +1 -f "$LOGDIR/guest.log" |
 			sed -u -n -e 's/\x0d$//' -e 's/^@@DLKHMP //p' >"$LOGDIR/mon.in"
 	) &
@@ -94,16 +98,63 @@ usb-hub)
 "") ;;
 *) die "DEVICES=$DEVICES: unknown (usb-hub)" ;;
 esac
+# The monitor's answers go to monitor.log.
+cat "$LOGDIR/mon.out" >"$LOGDIR/monitor.log" &
+reader=$!
+
+# where_hung: each vCPU's instruction pointer, three times a second
+# apart, named from the kernel's System.map (kernel addresses only).
+where_hung() {
+	for i in 1 2 3; do
+		echo 'info registers -a' >"$LOGDIR/mon.in"
+		sleep 1
+	done
+	map=$(dirname "$image")/../../../System.map
+	sed -n 's/^RIP=\([0-9a-f]*\) .*/\1/p' "$LOGDIR/monitor.log" |
+		awk -v map="$map" '
+		BEGIN { while ((getline l < map) > 0) { split(l, f, " ")
+			n++; addr[n] = f[1]; name[n] = f[3] } }
+		{ s = "user or unknown"
+		  if (substr($1, 1, 4) == "ffff")
+			for (i = n; i > 0; i--)
+				if (addr[i] <= $1) { s = name[i]; break }
+		  printf "sample %d, vCPU %d: RIP %s %s\n",
+			int((NR - 1) / cpus) + 1, (NR - 1) % cpus, $1, s }' \
+		cpus="$SMP" >"$LOGDIR/hang.log"
+}
 
 rc=0
-timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "$@" \
+rm -f "$LOGDIR/timed-out"
+qemu-system-x86_64 "$@" \
 	-serial "file:$LOGDIR/console.log" -serial "file:$LOGDIR/guest.log" \
-	</dev/null >"$LOGDIR/qemu.log" 2>&1 || rc=$?
+	</dev/null >"$LOGDIR/qemu.log" 2>&1 &
+qpid=$!
+# The clock: polls, so that nothing is left sleeping after QEMU ends.
+(
+	t=0
+	while kill -0 $qpid 2>/dev/null; do
+		if [ $t -ge "$TIMEOUT" ]; then
+			where_hung
+			: >"$LOGDIR/timed-out"
+			kill $qpid 2>/dev/null
+			sleep 5
+			kill -9 $qpid 2>/dev/null
+			exit 0
+		fi
+		sleep 1
+		t=$((t + 1))
+	done
+) &
+clock=$!
+wait $qpid || rc=$?
+kill $clock 2>/dev/null || true
 [ -z "$watcher" ] || kill "$watcher" 2>/dev/null || true
-if [ $rc = 124 ] || [ $rc = 137 ]; then
+kill "$reader" 2>/dev/null || true
+if [ -f "$LOGDIR/timed-out" ]; then
 	echo "timeout $TIMEOUT" >"$LOGDIR/status"
 	echo "error: the guest did not finish within ${TIMEOUT}s and was killed;" \
 	     "logs in $LOGDIR" >&2
+	sed 's/^/  /' "$LOGDIR/hang.log" >&2
 	exit 124
 fi
 echo "qemu $rc" >"$LOGDIR/status"

@@ -397,7 +397,7 @@ static const char *const report_prefix[] = {
 
 static const char *const report_substr[] = {
 	"suspected memory leak", "detected stall", "DEBUG_LOCKS_WARN_ON",
-	NULL
+	"detected hard LOCKUP", NULL
 };
 
 static bool is_report(const char *m)

@@ -112,7 +112,7 @@ static void dl_settle(void)
 {
 	need_dlgen();
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
-	if (dl_total_bw_wait(0, 0, 2000))
+	if (dl_total_bw_wait_idle(0, 2000))
 		tap_diag("deadline bandwidth still allocated at the start");
 }
 

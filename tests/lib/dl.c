@@ -206,6 +206,21 @@ int dl_total_bw_wait(int cpu, long long want, int ms)
 	return -1;
 }
 
+int dl_total_bw_wait_idle(int cpu, int ms)
+{
+	long long bw, total = -1, servers = dl_fair_servers_bw();
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i <= ms / 10; i++) {
+		if (dl_bw_of_cpu(cpu, &bw, &total) == 0 &&
+		    (total == 0 || total == servers))
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
 /*
  * After a rebuild, a departed task's bandwidth that the classic
  * implementation still returns at its 0-lag time makes total_bw negative

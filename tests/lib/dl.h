@@ -86,6 +86,12 @@ int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw);
 
 /* Waits up to @ms for the allocated total of @cpu's root domain to be @want. */
 int dl_total_bw_wait(int cpu, long long want, int ms);
+/*
+ * As dl_total_bw_wait(), until no task holds bandwidth: the total is the
+ * fair servers' share, or 0 where a root-domain rebuild dropped them (the
+ * classic implementation does).
+ */
+int dl_total_bw_wait_idle(int cpu, int ms);
 
 /*
  * The fair servers' reservations on the online CPUs, summed (2^-20 units),

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "dl.h"
 #include "spin.h"
@@ -260,6 +261,73 @@ static void param_change_keeps_deadline(void)
 	CHECK(d1 == d0, "deadline moved from %lld to %lld", d0, d1);
 }
 
+/* @pid's CPU time so far, in ns, or -1. */
+static int64_t task_cpu_ns(pid_t pid)
+{
+	struct timespec ts;
+	clockid_t clk;
+
+	if (clock_getcpuclockid(pid, &clk) || clock_gettime(clk, &ts))
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * A spinning task whose parameters another task keeps changing, at every
+ * point of its periods (running, in debt, throttled), still gets no more
+ * than its largest budget each period.  Each change takes the running
+ * task out of the queue and puts it back; when that leaves it throttled
+ * it must also lose the CPU, or nothing would charge it again.  (Should
+ * it run away, its alarm ends it after 4 s, and the share shows it.)
+ */
+static void param_changes_keep_enforcing(void)
+{
+	const int64_t p = 10 * MS, len = 2000 * MS;
+	struct dl_attr a[2] = {
+		dl_attr_make(1 * MS, p, p, 0), dl_attr_make(3 * MS, p, p, 0),
+	};
+	int64_t t0, t1, c0, c1, t;
+	unsigned int x = 12345;
+	int changes = 0, failed = 0;
+	double share;
+	pid_t child;
+
+	need_one_cpu();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	child = fork();
+	REQUIRE(child >= 0, "fork: %s", strerror(errno));
+	if (child == 0) {
+		alarm(4);
+		if (dl_setattr(0, &a[1], 0))
+			_exit(1);
+		for (;;)
+			;
+	}
+	usleep(50 * 1000);
+	t0 = now_ns();
+	c0 = task_cpu_ns(child);
+	for (t = t0; t - t0 < len; t = now_ns()) {
+		/* 0.5 to 4 ms apart: every phase of the child's periods. */
+		x = x * 1103515245 + 12345;
+		usleep(500 + (x >> 16) % 3500);
+		failed += dl_setattr(child, &a[changes & 1], 0) != 0;
+		changes++;
+	}
+	t1 = now_ns();
+	c1 = task_cpu_ns(child);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	share = (double)(c1 - c0) / (double)(t1 - t0);
+	tap_diag("%d changes (%d refused); the child ran %.3f of the CPU",
+		 changes, failed, share);
+	CHECK(c0 >= 0 && c1 >= 0, "schedstat unreadable");
+	CHECK(!failed, "%d changes refused", failed);
+	CHECK(changes > 200, "only %d changes", changes);
+	/* 3 ms a period at most, and a tick of overrun now and then. */
+	CHECK(share <= 0.35, "the child ran %.3f of the CPU, budget 0.300",
+	      share);
+}
+
 static volatile sig_atomic_t xcpu;
 
 static void on_xcpu(int sig)
@@ -309,6 +377,7 @@ int main(void)
 		TAP_TEST(revised_rule_deadline_below_period),
 		TAP_TEST(yield_ends_job),
 		TAP_TEST(param_change_keeps_deadline),
+		TAP_TEST(param_changes_keep_enforcing),
 		TAP_TEST(overrun_sends_sigxcpu),
 		TAP_TEST(no_sigxcpu_without_flag),
 		{ NULL, NULL }

@@ -125,6 +125,7 @@ static const char *const counter_name[NCOUNTERS] = {
 
 struct shared {
 	int quiesce;		/* no exits, no changes: the end is near */
+	unsigned long beat;	/* the controller's heartbeat */
 	long count[NCOUNTERS];
 	int last_err[NCOUNTERS];
 	struct slot slot[MAX_TASKS];
@@ -169,6 +170,7 @@ struct results {
 	int stuck_d;		/* tasks found in D state, twice */
 	char stuck_comm[128];
 	long zero_lag_ms;	/* how long the total took to come back */
+	long horizon_ms;	/* the latest 0-lag time, from SIGKILL */
 };
 
 static struct results res;
@@ -198,10 +200,17 @@ static int chance(int percent)
 	return (int)(rnd() % 100) < percent;
 }
 
+static pid_t controller;	/* the process that runs the stress */
+
+static void beat(void);
+
+/* Sleeps @ms; in the controller, a heartbeat for the watchdog too. */
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
+	if (getpid() == controller)
+		beat();
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
@@ -398,8 +407,13 @@ static void __attribute__((noreturn)) worker(int i, int ncpus)
 	__atomic_store_n(&s->is_dl, 1, __ATOMIC_RELEASE);
 	t = now_ns();
 	next = t;
-	/* A third exit after a while, a third change their parameters. */
-	die_at = chance(35) ? t + between(500, 8000) * (int64_t)MS : 0;
+	/*
+	 * A third exit after a while, the others after a minute or two (so
+	 * that tasks come and go for the whole run, not only its start); a
+	 * third change their parameters.
+	 */
+	die_at = t + (chance(35) ? between(500, 8000) :
+				   between(60000, 120000)) * (int64_t)MS;
 	change_at = chance(35) ? t + between(500, 4000) * (int64_t)MS : 0;
 	if (s->kind == K_HOG)
 		hog_at = t + between(1000, 4000) * (int64_t)MS;
@@ -974,6 +988,114 @@ static int kill_all(long ms)
 	return left;
 }
 
+/* ---- the watchdog: where things stand if the controller stops ---- */
+
+#define WD_RUNTIME (5 * MS)
+#define WD_PERIOD (100 * MS)
+#define WD_QUIET_MS 60000
+
+static pid_t watchdog_pid;
+
+/* The controller is making progress. */
+static void beat(void)
+{
+	__atomic_add_fetch(&sh->beat, 1, __ATOMIC_RELAXED);
+}
+
+static void show_pools(void);
+
+/* Each task: pid, name, state, CPU, policy and CPU time (/proc/PID/stat). */
+static void show_tasks(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[300], buf[512], comm[64] = "", st = '?', *rp;
+		unsigned long ut = 0, stime = 0;
+		int cpu = -1, policy = -1;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')'))) {
+			char *lp = strchr(buf, '(');
+
+			if (lp)
+				snprintf(comm, sizeof(comm), "%.*s",
+					 (int)(rp - lp - 1), lp + 1);
+			/* Fields 3 on: state ... 14 utime 15 stime ... 39 CPU 41 policy */
+			sscanf(rp + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			       "%lu %lu %*d %*d %*d %*d %*d %*d %*u %*u %*d %*u "
+			       "%*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u "
+			       "%*d %d %*u %d", &st, &ut, &stime, &cpu, &policy);
+		}
+		fclose(f);
+		tap_diag("watchdog: %s %s %c cpu %d policy %d ticks %lu",
+			 e->d_name, comm, st, cpu, policy, ut + stime);
+	}
+	closedir(d);
+}
+
+/*
+ * A deadline task of its own (a runaway one, or one reclaiming the
+ * whole CPU, cannot starve it as it can the SCHED_FIFO controller) that
+ * looks at the heartbeat each second.  After a minute without one it
+ * shows every task and the release pools, and asks the kernel for every
+ * CPU's backtrace and every task's state (sysrq l and t): twice at most.
+ */
+static void watchdog_start(void)
+{
+	unsigned long last;
+	long since;
+	int dumps = 0;
+
+	watchdog_pid = fork();
+	if (watchdog_pid)
+		return;
+	if (dl_become(WD_RUNTIME, WD_PERIOD, WD_PERIOD, 0))
+		_exit(0);
+	last = __atomic_load_n(&sh->beat, __ATOMIC_RELAXED);
+	since = now_ms();
+	while (dumps < 2) {
+		unsigned long b;
+
+		sleep_ms(1000);
+		b = __atomic_load_n(&sh->beat, __ATOMIC_RELAXED);
+		if (b != last) {
+			last = b;
+			since = now_ms();
+			continue;
+		}
+		if (now_ms() - since < WD_QUIET_MS)
+			continue;
+		dumps++;
+		tap_diag("watchdog: no heartbeat for %ld ms", now_ms() - since);
+		show_tasks();
+		show_pools();
+		file_put("/proc/sysrq-trigger", "l");
+		file_put("/proc/sysrq-trigger", "t");
+		since = now_ms();
+	}
+	for (;;)
+		pause();
+}
+
+static void watchdog_stop(void)
+{
+	if (watchdog_pid > 0) {
+		kill(watchdog_pid, SIGKILL);
+		waitpid(watchdog_pid, NULL, 0);
+	}
+	watchdog_pid = 0;
+}
+
 /* What the live workers hold, from the kernel's own view of them. */
 static void tally_tasks(void)
 {
@@ -995,6 +1117,103 @@ static void tally_tasks(void)
 		res.dl_live++;
 		res.tasks_bw += bw_of(a.sched_runtime, a.sched_period);
 	}
+	memset(&a, 0, sizeof(a));
+	if (watchdog_pid > 0 && !dl_getattr(watchdog_pid, &a, sizeof(a), 0) &&
+	    a.sched_policy == SCHED_DEADLINE)
+		res.tasks_bw += bw_of(a.sched_runtime, a.sched_period);
+}
+
+/* A "name : value" line's value from @path, or -1 if it has none. */
+static int proc_field(const char *path, const char *name, long long *v)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	size_t n = strlen(name);
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (colon && !strncmp(line, name, n) &&
+		    (line[n] == ' ' || line[n] == ':'))
+			found = sscanf(colon + 1, "%lld", v) == 1;
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/* The runqueue clock of CPU 0 (sched/debug's .clock), in ns; -1 if unread. */
+static long long rq_clock_ns(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/sched/debug", "r");
+	long long ms = -1, ns = 0;
+	char line[256];
+	int in = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "cpu#", 4))
+			in = !strncmp(line, "cpu#0", 5) &&
+			     (line[5] == ',' || line[5] == '\n');
+		if (in && !strncmp(line, "  .clock ", 9) &&
+		    sscanf(strchr(line, ':') + 1, "%lld.%lld", &ms, &ns) == 2)
+			break;
+	}
+	fclose(f);
+	return ms < 0 ? -1 : ms * (long long)MS + ns;
+}
+
+/*
+ * How long from now until the last worker's 0-lag time: its absolute
+ * deadline less its remaining runtime at its own bandwidth (a debt, a
+ * negative runtime, puts it later).  The bandwidth of a task that dies
+ * comes back then on both kernels, not before; a task that overran its
+ * budget by a long stall of its vCPU can be seconds away from it.
+ */
+static long zero_lag_horizon_ms(void)
+{
+	long long clock = rq_clock_ns(), latest = clock;
+	char path[64];
+	struct dl_attr a;
+	int i;
+
+	if (clock < 0)
+		return -1;
+	for (i = 0; i < ntasks; i++) {
+		pid_t pid = sh->slot[i].pid;
+		long long runtime, deadline, zl;
+
+		memset(&a, 0, sizeof(a));
+		if (!pid || dl_getattr(pid, &a, sizeof(a), 0) ||
+		    a.sched_policy != SCHED_DEADLINE || !a.sched_runtime)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+		if (proc_field(path, "dl.runtime", &runtime) ||
+		    proc_field(path, "dl.deadline", &deadline))
+			continue;
+		zl = deadline - (long long)((__int128)runtime *
+					    (long long)a.sched_period /
+					    (long long)a.sched_runtime);
+		if (zl > latest)
+			latest = zl;
+	}
+	return (long)((latest - clock) / MS);
+}
+
+/* Our implementation's view of the bandwidth waiting for 0-lag times. */
+static void show_pools(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/sched/deadline_pool", "r");
+	char line[160];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		tap_diag("%.*s", (int)strcspn(line, "\n"), line);
+	fclose(f);
 }
 
 /* Each admitted worker must get through a job in @ms. */
@@ -1057,7 +1276,7 @@ static void stress_run(void)
 	pthread_t th[3];
 	long long b, after_fresh[MAX_CPUS];
 	struct sched_param sp;
-	long t0, tw, limit, shown;
+	long t0, tw, limit, wait, shown;
 	int i, cpu;
 
 	rng_state = seed;
@@ -1085,6 +1304,8 @@ static void stress_run(void)
 		tap_diag("before: CPU %d bw %lld total_bw %lld", cpu, res.bw,
 			 res.before[cpu]);
 	tap_diag("the fair servers hold %lld", res.servers_bw);
+	controller = getpid();
+	watchdog_start();
 
 	/*
 	 * The controller and its threads above the fair class (its children
@@ -1150,17 +1371,28 @@ static void stress_run(void)
 	 */
 	check_progress(is_debug() ? 30000 : 10000);
 
-	/* The end: every worker killed, reaped in time, its bandwidth back. */
+	/*
+	 * The end: every worker killed, reaped in time, its bandwidth back
+	 * by the latest 0-lag time (with a margin for the exits' own
+	 * running), up to 5 minutes.
+	 */
 	limit = is_debug() ? 120000 : 60000;
+	res.horizon_ms = zero_lag_horizon_ms();
+	tap_diag("the latest 0-lag time is %ld ms away", res.horizon_ms);
+	watchdog_stop();
 	res.unreaped = kill_all(limit);
 	tap_diag("%d workers not reaped %ld ms after SIGKILL", res.unreaped,
 		 res.reap_ms);
-	tw = wait_totals(res.before, res.after, is_debug() ? 10000 : 5000);
+	wait = (is_debug() ? 10000 : 5000) +
+	       (res.horizon_ms > res.reap_ms ? res.horizon_ms - res.reap_ms : 0);
+	tw = wait_totals(res.before, res.after, wait < 300000 ? wait : 300000);
 	res.zero_lag_ms = tw;
 	for (cpu = 0; cpu < ncpu_all; cpu++)
 		tap_diag("after: CPU %d total_bw %lld (before %lld)%s", cpu,
 			 res.after[cpu], res.before[cpu],
 			 tw < 0 ? " (not back)" : "");
+	if (tw < 0)
+		show_pools();
 	stuck_in_d();
 	/* For the record: a rebuild now, on an empty machine. */
 	sysctl_get("sched_rt_runtime_us");

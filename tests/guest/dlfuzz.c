@@ -864,6 +864,52 @@ static void slot_pipes(int s)
 		die("pipe: %s", strerror(errno));
 }
 
+/* Prints each line of @path that starts with one of @keys ("" for all). */
+static void show_file(const char *path, const char *const *keys)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+	int i;
+
+	if (!f) {
+		out("  %s: %s", path, strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		for (i = 0; keys[i]; i++)
+			if (!strncmp(line, keys[i], strlen(keys[i]))) {
+				out("  %s", line);
+				break;
+			}
+	}
+	fclose(f);
+}
+
+/*
+ * A thread that does not answer: its state as the kernel sees it, before
+ * the run ends and takes the workers with it.
+ */
+static void show_stuck(int s)
+{
+	static const char *const all[] = { "", NULL };
+	static const char *const sched[] = {
+		"policy", "prio", "dl.", "nr_switches", "se.exec_start",
+		"se.sum_exec_runtime", NULL,
+	};
+	char path[96];
+	pid_t tid = slots[s].tid;
+
+	out("w%dt%d (tid %d) does not answer:", s / NT, s % NT, tid);
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	show_file(path, all);
+	snprintf(path, sizeof(path), "/proc/%d/wchan", tid);
+	show_file(path, all);
+	snprintf(path, sizeof(path), "/proc/%d/sched", tid);
+	show_file(path, sched);
+	show_file("/sys/kernel/debug/sched/deadline_pool", all);
+}
+
 /* Waits for a thread's answer; a worker that hangs ends the run. */
 static void get_reply(int s, struct res *r)
 {
@@ -873,8 +919,11 @@ static void get_reply(int s, struct res *r)
 	do {
 		n = poll(&p, 1, 120 * 1000);
 	} while (n < 0 && errno == EINTR);
-	if (n != 1 || read_full(slots[s].rep[0], r, sizeof(*r)))
+	if (n != 1 || read_full(slots[s].rep[0], r, sizeof(*r))) {
+		if (slots[s].tid > 0)
+			show_stuck(s);
 		die("worker thread w%dt%d did not answer", s / NT, s % NT);
+	}
 }
 
 static void spawn_worker(int w)

@@ -461,6 +461,7 @@ static void spawn(int i)
 	struct slot *s = &sh->slot[i];
 	pid_t pid;
 
+	beat();
 	s->gen++;
 	s->is_dl = 0;
 	s->jobs = 0;

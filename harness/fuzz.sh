@@ -73,9 +73,10 @@ guest() {
 	echo $(( $(date +%s) - g0 )) >"$out/$2-$1.secs"
 }
 
-# both NAME ARGS: stock and ours at once.  Under -icount the guests' time
-# follows their instructions, not the host, so two boots sharing the
-# host's cores record what each would alone, in half the time.
+# both NAME ARGS: stock and ours at once, in half the time.  Under -icount
+# the guests' time follows their instructions, not the host; the host's
+# load can still reach a guest through the timing of its I/O, as it can
+# for one boot alone.
 both() {
 	guest stock "$1" "$2" &
 	guest ours "$1" "$2"

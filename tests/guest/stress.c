@@ -917,17 +917,17 @@ static void cgroups_setup(void)
 	memset(sh->count, 0, sizeof(sh->count));
 }
 
-/* Tasks in D state now: their pids, up to @max; the count. */
-static int tasks_in_d(pid_t *pids, int max, char *comm, size_t n)
+/* Calls @fn with each process's pid and its /proc/PID/stat line. */
+static void for_each_proc_stat(void (*fn)(const char *pid, char *stat,
+					  void *arg), void *arg)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	int k = 0;
 
 	if (!d)
-		return 0;
+		return;
 	while ((e = readdir(d))) {
-		char path[300], buf[256], *rp;
+		char path[300], buf[512];
 		FILE *f;
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
@@ -936,17 +936,38 @@ static int tasks_in_d(pid_t *pids, int max, char *comm, size_t n)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fgets(buf, sizeof(buf), f)) {
-			rp = strrchr(buf, ')');
-			if (rp && rp[1] == ' ' && rp[2] == 'D' && k < max) {
-				pids[k++] = atoi(e->d_name);
-				snprintf(comm, n, "%.100s", buf);
-			}
-		}
+		if (fgets(buf, sizeof(buf), f))
+			fn(e->d_name, buf, arg);
 		fclose(f);
 	}
 	closedir(d);
-	return k;
+}
+
+struct d_tasks {
+	pid_t *pids;
+	int max, k;
+	char *comm;
+	size_t n;
+};
+
+static void note_if_d(const char *pid, char *stat, void *arg)
+{
+	struct d_tasks *t = arg;
+	char *rp = strrchr(stat, ')');
+
+	if (rp && rp[1] == ' ' && rp[2] == 'D' && t->k < t->max) {
+		t->pids[t->k++] = atoi(pid);
+		snprintf(t->comm, t->n, "%.100s", stat);
+	}
+}
+
+/* Tasks in D state now: their pids, up to @max; the count. */
+static int tasks_in_d(pid_t *pids, int max, char *comm, size_t n)
+{
+	struct d_tasks t = { pids, max, 0, comm, n };
+
+	for_each_proc_stat(note_if_d, &t);
+	return t.k;
 }
 
 static void stuck_in_d(void)
@@ -1005,43 +1026,31 @@ static void beat(void)
 
 static void show_pools(void);
 
-/* Each task: pid, name, state, CPU, policy and CPU time (/proc/PID/stat). */
+/* One task: pid, name, state, CPU, policy and CPU time. */
+static void show_task(const char *pid, char *stat, void *arg)
+{
+	char comm[64] = "", st = '?', *lp = strchr(stat, '('),
+	     *rp = strrchr(stat, ')');
+	unsigned long ut = 0, stime = 0;
+	int cpu = -1, policy = -1;
+
+	(void)arg;
+	if (lp && rp) {
+		snprintf(comm, sizeof(comm), "%.*s", (int)(rp - lp - 1),
+			 lp + 1);
+		/* Fields 3 on: state ... 14 utime 15 stime ... 39 CPU 41 policy */
+		sscanf(rp + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		       "%lu %lu %*d %*d %*d %*d %*d %*d %*u %*u %*d %*u "
+		       "%*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u "
+		       "%*d %d %*u %d", &st, &ut, &stime, &cpu, &policy);
+	}
+	tap_diag("watchdog: %s %s %c cpu %d policy %d ticks %lu", pid, comm,
+		 st, cpu, policy, ut + stime);
+}
+
 static void show_tasks(void)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char path[300], buf[512], comm[64] = "", st = '?', *rp;
-		unsigned long ut = 0, stime = 0;
-		int cpu = -1, policy = -1;
-		FILE *f;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')'))) {
-			char *lp = strchr(buf, '(');
-
-			if (lp)
-				snprintf(comm, sizeof(comm), "%.*s",
-					 (int)(rp - lp - 1), lp + 1);
-			/* Fields 3 on: state ... 14 utime 15 stime ... 39 CPU 41 policy */
-			sscanf(rp + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-			       "%lu %lu %*d %*d %*d %*d %*d %*d %*u %*u %*d %*u "
-			       "%*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u "
-			       "%*d %d %*u %d", &st, &ut, &stime, &cpu, &policy);
-		}
-		fclose(f);
-		tap_diag("watchdog: %s %s %c cpu %d policy %d ticks %lu",
-			 e->d_name, comm, st, cpu, policy, ut + stime);
-	}
-	closedir(d);
+	for_each_proc_stat(show_task, NULL);
 }
 
 /*

@@ -192,33 +192,30 @@ long long dl_fair_servers_bw(void)
 	return sum;
 }
 
-int dl_total_bw_wait(int cpu, long long want, int ms)
+/* Waits up to @ms for @cpu's total to be @a or @b; 0 once it is. */
+static int total_bw_wait_either(int cpu, long long a, long long b, int ms)
 {
 	long long bw, total = -1;
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	int i;
 
 	for (i = 0; i <= ms / 10; i++) {
-		if (dl_bw_of_cpu(cpu, &bw, &total) == 0 && total == want)
+		if (dl_bw_of_cpu(cpu, &bw, &total) == 0 &&
+		    (total == a || total == b))
 			return 0;
 		nanosleep(&ts, NULL);
 	}
 	return -1;
 }
 
+int dl_total_bw_wait(int cpu, long long want, int ms)
+{
+	return total_bw_wait_either(cpu, want, want, ms);
+}
+
 int dl_total_bw_wait_idle(int cpu, int ms)
 {
-	long long bw, total = -1, servers = dl_fair_servers_bw();
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i;
-
-	for (i = 0; i <= ms / 10; i++) {
-		if (dl_bw_of_cpu(cpu, &bw, &total) == 0 &&
-		    (total == 0 || total == servers))
-			return 0;
-		nanosleep(&ts, NULL);
-	}
-	return -1;
+	return total_bw_wait_either(cpu, 0, dl_fair_servers_bw(), ms);
 }
 
 /*

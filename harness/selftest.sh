@@ -45,7 +45,7 @@ verdict() {
 }
 
 echo "TAP version 13"
-echo "1..19"
+echo "1..20"
 
 # 1. Guest suites that go wrong, in one boot (st-missing is expected but
 # not in the list the guest has).
@@ -85,6 +85,16 @@ d=$work/crash
 MODE=run RUN='echo c >/proc/sysrq-trigger' TIMEOUT=60 LOGDIR=$d sh "$TOP/harness/boot.sh" >/dev/null 2>&1
 verdict "$d"
 expect "a kernel panic in the console log is a failure" "$d/summary" "^FAIL  st/kernel-log: console line [0-9]*: Kernel panic"
+
+# 3b. A crash in pick_task_fair() is named as the tree's sched/debug race.
+d=$work/eevdf
+mkdir -p "$d"
+printf '%s\n' '[    6.5] BUG: kernel NULL pointer dereference, address: 0000000000000051' \
+	'[    6.5] Oops: Oops: 0000 [#1] PREEMPT SMP' \
+	'[    6.5] RIP: 0010:pick_task_fair+0x38/0xc0' >"$d/console.log"
+: >"$d/guest.log"
+verdict "$d"
+expect "a NULL pick in pick_task_fair() is named as the tree's race" "$d/summary" "RIP in pick_task_fair(): likely the 6.12.118 tree's race"
 
 # 4. make boot passes the command's exit status on.
 d=$work/status

@@ -1010,8 +1010,8 @@ static long long drift;
 
 static void settle(long idx)
 {
-	struct timespec ts = { 0, 2 * 1000 * 1000 };
 	long long want, now;
+	int step = 2;
 	long t0;
 
 	if (!pending)
@@ -1033,7 +1033,8 @@ static void settle(long idx)
 			drift = now - want;
 			break;
 		}
-		nanosleep(&ts, NULL);
+		/* Each read of sched/debug risks the tree's race: see dl.h. */
+		dl_debug_backoff(&step, 32);
 	}
 	waited_ms += now_ms() - t0;
 }

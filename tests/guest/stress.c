@@ -842,7 +842,7 @@ static long wait_totals(const long long *want, long long *got, long ms)
 {
 	long t0 = now_ms();
 	long long b;
-	int cpu, same;
+	int cpu, same, step = 20;
 
 	do {
 		same = !snapshot(got, &b);
@@ -850,7 +850,9 @@ static long wait_totals(const long long *want, long long *got, long ms)
 			same = got[cpu] == want[cpu];
 		if (same)
 			return now_ms() - t0;
-		sleep_ms(20);
+		/* Few reads of sched/debug: see dl_debug_backoff(). */
+		sleep_ms(step);
+		step = step * 2 > 250 ? 250 : step * 2;
 	} while (now_ms() - t0 < ms);
 	return -1;
 }
@@ -863,7 +865,7 @@ static void wait_stable(long long *got, long ms)
 
 	snapshot(prev, &b);
 	while (now_ms() - t0 < ms && now_ms() - since < 500) {
-		sleep_ms(50);
+		sleep_ms(100);
 		snapshot(got, &b);
 		if (memcmp(got, prev, sizeof(prev))) {
 			memcpy(prev, got, sizeof(prev));

@@ -192,20 +192,30 @@ long long dl_fair_servers_bw(void)
 	return sum;
 }
 
+int dl_debug_backoff(int *ms, int max_ms)
+{
+	struct timespec ts = { *ms / 1000, (*ms % 1000) * 1000000L };
+	int slept = *ms;
+
+	nanosleep(&ts, NULL);
+	*ms = *ms * 2 > max_ms ? max_ms : *ms * 2;
+	return slept;
+}
+
 /* Waits up to @ms for @cpu's total to be @a or @b; 0 once it is. */
 static int total_bw_wait_either(int cpu, long long a, long long b, int ms)
 {
 	long long bw, total = -1;
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i;
+	int waited = 0, step = 10;
 
-	for (i = 0; i <= ms / 10; i++) {
+	for (;;) {
 		if (dl_bw_of_cpu(cpu, &bw, &total) == 0 &&
 		    (total == a || total == b))
 			return 0;
-		nanosleep(&ts, NULL);
+		if (waited >= ms)
+			return -1;
+		waited += dl_debug_backoff(&step, 100);
 	}
-	return -1;
 }
 
 int dl_total_bw_wait(int cpu, long long want, int ms)

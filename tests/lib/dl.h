@@ -84,6 +84,19 @@ int sysctl_set(const char *name, long value);
  */
 int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw);
 
+/*
+ * Every read of the sched debug file is a risk to the kernel under test,
+ * stock and ours alike: in the 6.12.118 tree, print_cfs_rq() calls
+ * avg_vruntime() after dropping the rq lock, and avg_vruntime() moves
+ * cfs_rq->zero_vruntime and avg_vruntime.  Racing the scheduler (a tick,
+ * an enqueue), a reader can leave the two out of step; then no entity is
+ * eligible and pick_task_fair() dereferences NULL.  Reading the file in a
+ * loop with fair tasks waking crashes either kernel within seconds.  So a
+ * wait that polls the file sleeps @ms (its first value is the caller's)
+ * between reads, doubling up to @max_ms.  Returns the time slept.
+ */
+int dl_debug_backoff(int *ms, int max_ms);
+
 /* Waits up to @ms for the allocated total of @cpu's root domain to be @want. */
 int dl_total_bw_wait(int cpu, long long want, int ms);
 /*

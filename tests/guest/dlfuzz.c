@@ -890,7 +890,7 @@ static void show_file(const char *path, const char *const *keys)
  * A thread that does not answer: its state as the kernel sees it, before
  * the run ends and takes the workers with it.
  */
-static void show_stuck(int s)
+static void show_stuck(int s, const char *why)
 {
 	static const char *const all[] = { "", NULL };
 	static const char *const sched[] = {
@@ -900,7 +900,7 @@ static void show_stuck(int s)
 	char path[96];
 	pid_t tid = slots[s].tid;
 
-	out("w%dt%d (tid %d) does not answer:", s / NT, s % NT, tid);
+	out("w%dt%d (tid %d) %s:", s / NT, s % NT, tid, why);
 	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
 	show_file(path, all);
 	snprintf(path, sizeof(path), "/proc/%d/wchan", tid);
@@ -916,12 +916,18 @@ static void get_reply(int s, struct res *r)
 	struct pollfd p = { .fd = slots[s].rep[0], .events = POLLIN };
 	int n;
 
+	/* One look at a thread slow to answer (guest time): why it is. */
+	do {
+		n = poll(&p, 1, 5 * 1000);
+	} while (n < 0 && errno == EINTR);
+	if (n == 0 && slots[s].tid > 0)
+		show_stuck(s, "has not answered in 5 s");
 	do {
 		n = poll(&p, 1, 120 * 1000);
 	} while (n < 0 && errno == EINTR);
 	if (n != 1 || read_full(slots[s].rep[0], r, sizeof(*r))) {
 		if (slots[s].tid > 0)
-			show_stuck(s);
+			show_stuck(s, "does not answer");
 		die("worker thread w%dt%d did not answer", s / NT, s % NT);
 	}
 }
@@ -1265,6 +1271,7 @@ static bool rebuilds(int type)
 static void run_op(long idx, const struct op *o, struct res *r)
 {
 	char args[512], line[1024], note[16] = "";
+	long t0 = now_ms();
 
 	memset(r, 0, sizeof(*r));
 	/* (c): no rebuild while a departed task still holds bandwidth */
@@ -1288,6 +1295,9 @@ static void run_op(long idx, const struct op *o, struct res *r)
 	hash_str(line);
 	if (idx >= vfrom && idx <= vto)
 		out("rec %s", line);
+	/* Where a run's time goes: an op that took long, its own wait too. */
+	if (now_ms() - t0 >= 2000)
+		out("slow op %s: %ld ms", line, now_ms() - t0);
 }
 
 /* ---- setup and teardown ---- */

@@ -127,6 +127,7 @@ params() {
 t() {
 	n=$((n + 1))
 	log=$W/$n.log
+	read -r t0 _ </proc/uptime
 	if "$2" >"$log" 2>&1; then
 		echo "ok $n - $1"
 		sed -n 's/^note: /# /p' "$log"
@@ -135,6 +136,8 @@ t() {
 		failed=$((failed + 1))
 		sed 's/^/# /' "$log"
 	fi
+	read -r t1 _ </proc/uptime
+	echo "# took $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
 }
 
 chrt_knows_deadline() {
@@ -326,7 +329,7 @@ cyclic_figures() {
 cyclic_all() {
 	settle
 	rm -f $W/cd.json
-	out=$(timeout 30 $CYCLIC -t 2 -i 100000 -D 3 -q --json=$W/cd.json 2>&1)
+	out=$(timeout 30 $CYCLIC -t 2 -i 100000 -D 1 -q --json=$W/cd.json 2>&1)
 	rc=$?
 	echo "$out"
 	cat $W/cd.json
@@ -343,7 +346,7 @@ cyclic_cpuset() {
 	grep -q " $cg tmpfs " /proc/mounts || mount -t tmpfs cgroup_root $cg ||
 		bad "cannot mount a tmpfs on $cg" || return
 	rm -f $W/cd.json
-	out=$(timeout 30 $CYCLIC -a 1 -i 100000 -D 3 -q --json=$W/cd.json 2>&1)
+	out=$(timeout 30 $CYCLIC -a 1 -i 100000 -D 1 -q --json=$W/cd.json 2>&1)
 	rc=$?
 	echo "$out"
 	cat $W/cd.json
@@ -470,7 +473,7 @@ stress_cpu_deadline() {
 	settle
 	timeout 30 $STRESS --cpu 1 --sched deadline \
 		--sched-runtime 10000000 --sched-deadline 50000000 \
-		--sched-period 100000000 -t 3 --metrics-brief >$W/stress 2>&1 &
+		--sched-period 100000000 -t 2 --metrics-brief >$W/stress 2>&1 &
 	pid=$!
 	# The stressor is a child process.
 	wait_dl_tasks $pid stress-ng-cpu
@@ -501,7 +504,7 @@ stress_refused() {
 
 stress_schedpolicy() {
 	settle
-	out=$(timeout 30 $STRESS --schedpolicy 1 -t 3 --verify \
+	out=$(timeout 30 $STRESS --schedpolicy 1 -t 1 --verify \
 		--metrics-brief 2>&1)
 	rc=$?
 	echo "$out"

@@ -133,30 +133,68 @@ run_selftests() {
 		sh "$TOP/harness/selftest.sh" >"$DLK_OUT/logs/selftest.tap" || true
 }
 
-# The self-tests run beside the first boot under -icount: guest time
-# there follows instructions, so their load cannot change that boot's
-# results, and a run is some 20 s shorter.  They are joined before the
-# next kernel's boots, whose timing follows the host's clock.
-started=$DLK_OUT/logs/selftest.started
-rm -f "$started"
+# run_boots KERNEL KIND: KERNEL's boots under -icount (KIND icount) or
+# the others (KIND host), in the order of tests/guest/boots.  KUnit's
+# results are counted from the kernel's first boot on the host's clock
+# (with one vCPU, the CPU heap's KUnit case skips), or from its first
+# under -icount when SUITE= leaves no other.
+run_boots() {
+	mkdir -p "$DLK_OUT/logs/$(kernel_name "$1" "$DEBUG")"
+	boots_of | while read -r boot smp icount list devices; do
+		list=$(only_wanted "$list")
+		[ -n "$list" ] || continue
+		if [ "$icount" = - ]; then
+			[ "$2" = host ] || continue
+		else
+			[ "$2" = icount ] || continue
+		fi
+		first=0
+		if [ ! -f "$marks/$1" ] &&
+			{ [ "$2" = host ] || ! kind_wanted host; }; then
+			first=1
+			: >"$marks/$1"
+		fi
+		boot_and_parse "$1" "$boot" "$smp" "$icount" "$list" $first \
+			"$devices"
+	done
+}
+
+# kind_wanted KIND: some boot under -icount (KIND icount) or on the
+# host's clock (KIND host) has a suite SUITE= asks for
+kind_wanted() {
+	boots_of | while read -r boot smp icount list devices; do
+		{ [ "$icount" = - ] && [ "$1" = host ] ||
+			{ [ "$icount" != - ] && [ "$1" = icount ]; }; } &&
+			[ -n "$(only_wanted "$list")" ] && echo yes && break
+	done | grep -q yes
+}
+
+marks=$DLK_OUT/logs/first-boot
+rm -rf "$marks"
+mkdir -p "$marks"
+# First the boots under -icount, every kernel's at once, and the
+# self-tests beside them: guest time there follows instructions, so a
+# busy host slows them down but cannot change their results.  They are
+# all joined before the other boots, whose timing follows the host's
+# clock and which therefore run one at a time.
+selftests_done=0
+if kind_wanted icount; then
+	pids=
+	for k in $KERNELS; do
+		run_boots "$k" icount &
+		pids="$pids $!"
+	done
+	if selftests_wanted; then
+		run_selftests &
+		pids="$pids $!"
+		selftests_done=1
+	fi
+	for p in $pids; do
+		wait "$p" || true
+	done
+fi
 for k in $KERNELS; do
-	first=1
-	mkdir -p "$DLK_OUT/logs/$(kernel_name "$k" "$DEBUG")"
-	boots_of | {
-		mine=
-		while read -r boot smp icount list devices; do
-			list=$(only_wanted "$list")
-			[ -n "$list" ] || continue
-			if [ "$icount" != - ] && selftests_wanted && [ ! -f "$started" ]; then
-				: >"$started"
-				run_selftests &
-				mine=$!
-			fi
-			boot_and_parse "$k" "$boot" "$smp" "$icount" "$list" $first "$devices"
-			first=0
-		done
-		[ -z "$mine" ] || wait "$mine"
-	}
+	run_boots "$k" host
 	say "$(kernel_name "$k" "$DEBUG"): logs in $DLK_OUT/logs/$(kernel_name "$k" "$DEBUG")"
 done
 
@@ -170,7 +208,7 @@ if [ "$KERNELS" = "stock ours" ] && [ "$DEBUG" = 0 ] &&
 fi
 
 if selftests_wanted; then
-	[ -f "$started" ] || run_selftests
+	[ "$selftests_done" = 1 ] || run_selftests
 	"$KTAPSUM" parse -k host -o "$results/host.tsv" \
 		-t "$DLK_OUT/logs/selftest.tap" -s harness-selftest
 fi

@@ -133,24 +133,47 @@ run_selftests() {
 		sh "$TOP/harness/selftest.sh" >"$DLK_OUT/logs/selftest.tap" || true
 }
 
-# run_boots KERNEL KIND: KERNEL's boots under -icount (KIND icount) or
-# the others (KIND host), in the order of tests/guest/boots.  KUnit's
-# results are counted from the kernel's first boot on the host's clock
-# (with one vCPU, the CPU heap's KUnit case skips), or from its first
-# under -icount when SUITE= leaves no other.
+# kind_of SMP ICOUNT: how a boot shares the host: "icount" (guest time
+# follows instructions), "one" (one vCPU on the host's clock: a core
+# each for two of them) or "host" (several vCPUs on the host's clock)
+kind_of() {
+	if [ "$2" != - ]; then
+		echo icount
+	elif [ "$1" = 1 ]; then
+		echo one
+	else
+		echo host
+	fi
+}
+
+# kind_wanted KIND: some boot of that kind has a suite SUITE= asks for
+kind_wanted() {
+	boots_of | while read -r boot smp icount list devices; do
+		[ "$(kind_of "$smp" "$icount")" = "$1" ] &&
+			[ -n "$(only_wanted "$list")" ] && echo yes && break
+	done | grep -q yes
+}
+
+# first_kind: the kind of boot KUnit's results are counted from: the
+# first with several vCPUs (with one, the CPU heap's KUnit case skips),
+# or, when SUITE= leaves none, the first there is.
+first_kind() {
+	for k in host one icount; do
+		kind_wanted "$k" && echo "$k" && return
+	done
+	echo host
+}
+
+# run_boots KERNEL KIND: KERNEL's boots of that kind, in the order of
+# tests/guest/boots.
 run_boots() {
 	mkdir -p "$DLK_OUT/logs/$(kernel_name "$1" "$DEBUG")"
 	boots_of | while read -r boot smp icount list devices; do
 		list=$(only_wanted "$list")
 		[ -n "$list" ] || continue
-		if [ "$icount" = - ]; then
-			[ "$2" = host ] || continue
-		else
-			[ "$2" = icount ] || continue
-		fi
+		[ "$(kind_of "$smp" "$icount")" = "$2" ] || continue
 		first=0
-		if [ ! -f "$marks/$1" ] &&
-			{ [ "$2" = host ] || ! kind_wanted host; }; then
+		if [ ! -f "$marks/$1" ] && [ "$2" = "$kunit_kind" ]; then
 			first=1
 			: >"$marks/$1"
 		fi
@@ -159,32 +182,16 @@ run_boots() {
 	done
 }
 
-# kind_wanted KIND: some boot under -icount (KIND icount) or on the
-# host's clock (KIND host) has a suite SUITE= asks for
-kind_wanted() {
-	boots_of | while read -r boot smp icount list devices; do
-		{ [ "$icount" = - ] && [ "$1" = host ] ||
-			{ [ "$icount" != - ] && [ "$1" = icount ]; }; } &&
-			[ -n "$(only_wanted "$list")" ] && echo yes && break
-	done | grep -q yes
-}
-
-marks=$DLK_OUT/logs/first-boot
-rm -rf "$marks"
-mkdir -p "$marks"
-# First the boots under -icount, every kernel's at once, and the
-# self-tests beside them: guest time there follows instructions, so a
-# busy host slows them down but cannot change their results.  They are
-# all joined before the other boots, whose timing follows the host's
-# clock and which therefore run one at a time.
-selftests_done=0
-if kind_wanted icount; then
+# run_side_by_side KIND [selftests]: every kernel's boots of KIND at
+# once (and the self-tests beside them), all joined before going on
+run_side_by_side() {
+	kind_wanted "$1" || return 0
 	pids=
 	for k in $KERNELS; do
-		run_boots "$k" icount &
+		run_boots "$k" "$1" &
 		pids="$pids $!"
 	done
-	if selftests_wanted; then
+	if [ "${2:-}" = selftests ] && selftests_wanted; then
 		run_selftests &
 		pids="$pids $!"
 		selftests_done=1
@@ -192,7 +199,20 @@ if kind_wanted icount; then
 	for p in $pids; do
 		wait "$p" || true
 	done
-fi
+}
+
+marks=$DLK_OUT/logs/first-boot
+rm -rf "$marks"
+mkdir -p "$marks"
+kunit_kind=$(first_kind)
+selftests_done=0
+# First the boots under -icount, every kernel's at once, and the
+# self-tests beside them: guest time there follows instructions, so a
+# busy host slows them down but cannot change their results.  Then the
+# one-vCPU boots on the host's clock, every kernel's at once: each has a
+# core of its own.  Last the others, one at a time.
+run_side_by_side icount selftests
+run_side_by_side one
 for k in $KERNELS; do
 	run_boots "$k" host
 	say "$(kernel_name "$k" "$DEBUG"): logs in $DLK_OUT/logs/$(kernel_name "$k" "$DEBUG")"

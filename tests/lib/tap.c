@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -178,6 +179,14 @@ static int run_one(const struct tap_test *t, char *why, size_t len)
 	return WEXITSTATUS(status);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* Prints the TAP line of test @n from its verdict and its message. */
 static void report(int n, const char *name, int v, const char *why, int *nfail)
 {
@@ -206,6 +215,7 @@ int tap_run(const struct tap_test *tests)
 	const char *only = getenv("TAP_ONLY");
 	int n = 0, i, nfail = 0;
 	char why[256];
+	double t0;
 
 	while (tests[n].name)
 		n++;
@@ -218,7 +228,11 @@ int tap_run(const struct tap_test *tests)
 			printf("ok %d %s # SKIP not TAP_ONLY\n", i + 1, tests[i].name);
 			continue;
 		}
+		t0 = mono_s();
 		v = run_one(&tests[i], why, sizeof(why));
+		/* Where a suite's time goes: the tests that take long. */
+		if (mono_s() - t0 >= 1.0)
+			tap_diag("%s took %.1f s", tests[i].name, mono_s() - t0);
 		report(i + 1, tests[i].name, v, why, &nfail);
 	}
 	return nfail ? 1 : 0;

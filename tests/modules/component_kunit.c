@@ -945,7 +945,7 @@ static const struct component_master_ops race_ops = {
  * deadlock: far more than it needs, even on a debug kernel, but short,
  * since on the classic implementation the whole wait is spent.
  */
-#define RACE_WAIT_S (IS_ENABLED(CONFIG_KASAN) ? 10 : 3)
+#define RACE_WAIT_S (IS_ENABLED(CONFIG_KASAN) ? 10 : 1)
 
 static int race_deleter(void *unused)
 {

@@ -1159,10 +1159,10 @@ static int proc_field(const char *path, const char *name, long long *v)
 /* The runqueue clock of CPU 0 (sched/debug's .clock), in ns; -1 if unread. */
 static long long rq_clock_ns(void)
 {
-	FILE *f = fopen("/sys/kernel/debug/sched/debug", "r");
 	long long ms = -1, ns = 0;
 	char line[256];
-	int in = 0;
+	int in = 0, saved;
+	FILE *f = dl_debug_open(&saved);
 
 	if (!f)
 		return -1;
@@ -1174,7 +1174,7 @@ static long long rq_clock_ns(void)
 		    sscanf(strchr(line, ':') + 1, "%lld.%lld", &ms, &ns) == 2)
 			break;
 	}
-	fclose(f);
+	dl_debug_close(f, saved);
 	return ms < 0 ? -1 : ms * (long long)MS + ns;
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -124,11 +126,42 @@ int sysctl_set(const char *name, long value)
 	return r ? -1 : 0;
 }
 
+FILE *dl_debug_open(int *saved)
+{
+	struct sched_param rt = {
+		.sched_priority = sched_get_priority_max(SCHED_FIFO),
+	};
+	int pol = sched_getscheduler(0), base = pol & ~SCHED_RESET_ON_FORK;
+	FILE *f;
+
+	*saved = -1;
+	if (base == SCHED_OTHER || base == SCHED_BATCH || base == SCHED_IDLE) {
+		if (!sched_setscheduler(0, SCHED_FIFO, &rt))
+			*saved = pol;
+	}
+	f = fopen("/sys/kernel/debug/sched/debug", "r");
+	if (!f)
+		dl_debug_close(NULL, *saved);
+	return f;
+}
+
+void dl_debug_close(FILE *f, int saved)
+{
+	struct sched_param none = { 0 };
+	int err = errno;
+
+	if (f)
+		fclose(f);
+	if (saved >= 0)
+		sched_setscheduler(0, saved, &none);
+	errno = err;
+}
+
 int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw)
 {
-	FILE *f = fopen("/sys/kernel/debug/sched/debug", "r");
 	char line[256], head[32];
-	int in = 0, found = 0;
+	int in = 0, found = 0, saved;
+	FILE *f = dl_debug_open(&saved);
 
 	if (!f)
 		return -1;
@@ -147,7 +180,7 @@ int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw)
 		else if (strstr(line, ".dl_bw->total_bw "))
 			found += sscanf(colon + 1, "%lld", total_bw) == 1;
 	}
-	fclose(f);
+	dl_debug_close(f, saved);
 	return found == 2 ? 0 : -1;
 }
 

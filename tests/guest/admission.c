@@ -47,16 +47,16 @@ struct holders {
  */
 static void known_state(void)
 {
-	long long bw, total, srv;
-	int i;
+	long long bw, total = -1, srv;
+	int waited = 0, step = 10;
 
 	REQUIRE(dl_sysctl_known_state() == 0, "setting the sysctls: %s",
 		strerror(errno));
 	srv = dl_fair_servers_bw();
-	for (i = 0; i < 300; i++) {
+	while (waited < 3000) {
 		if (dl_bw_of_cpu(0, &bw, &total) == 0 && total <= srv)
 			return;
-		usleep(10 * 1000);
+		waited += dl_debug_backoff(&step, 100);
 	}
 	tap_diag("total_bw %lld, still above the fair servers' %lld", total,
 		 srv);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -827,6 +828,32 @@ static void partition_root_domains(void)
 	REQUIRE(!r1, "making a partition of CPU %d failed", cpu);
 }
 
+/*
+ * dlctl reads the sched debug file as SCHED_FIFO (dl_debug_open()), and
+ * puts its policy back after: a batch thread with reset-on-fork and a
+ * nice value keeps all three, and the read still sees the bandwidth.
+ */
+static void debug_read_keeps_policy(void)
+{
+	struct sched_param none = { 0 };
+	long long bw = -1, total = -1;
+	int pol;
+
+	REQUIRE(sched_setscheduler(0, SCHED_BATCH | SCHED_RESET_ON_FORK,
+				   &none) == 0, "SCHED_BATCH: %s",
+		strerror(errno));
+	REQUIRE(setpriority(PRIO_PROCESS, 0, 7) == 0, "nice 7: %s",
+		strerror(errno));
+	CHECK(dl_bw_of_cpu(0, &bw, &total) == 0 && bw > 0,
+	      "dl_bw_of_cpu: bw %lld", bw);
+	pol = sched_getscheduler(0);
+	CHECK(pol == (SCHED_BATCH | SCHED_RESET_ON_FORK),
+	      "policy %#x after the read, not SCHED_BATCH with reset-on-fork",
+	      pol);
+	CHECK(getpriority(PRIO_PROCESS, 0) == 7, "nice %d after the read",
+	      getpriority(PRIO_PROCESS, 0));
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -849,6 +876,7 @@ int main(void)
 		TAP_TEST(status_lists_task),
 		TAP_TEST(exec_failures),
 		TAP_TEST(partition_root_domains),
+		TAP_TEST(debug_read_keeps_policy),
 		{ NULL, NULL }
 	};
 

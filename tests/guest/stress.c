@@ -829,11 +829,15 @@ static void reap(int respawn)
 /* Every online CPU's total_bw; the limit per CPU in *bw. */
 static int snapshot(long long *total, long long *bw)
 {
+	long long b[DL_MAX_CPUS];
 	int cpu;
 
+	if (ncpu_all > DL_MAX_CPUS || dl_bw_of_cpus(ncpu_all, b, total))
+		return -1;
 	for (cpu = 0; cpu < ncpu_all; cpu++)
-		if (dl_bw_of_cpu(cpu, bw, &total[cpu]))
+		if (total[cpu] == DL_BW_NONE)
 			return -1;
+	*bw = b[ncpu_all - 1];
 	return 0;
 }
 

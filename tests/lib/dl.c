@@ -157,31 +157,46 @@ void dl_debug_close(FILE *f, int saved)
 	errno = err;
 }
 
-int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw)
+int dl_bw_of_cpus(int n, long long *bw, long long *total)
 {
-	char line[256], head[32];
-	int in = 0, found = 0, saved;
+	char line[256];
+	int cpu = -1, i, saved;
 	FILE *f = dl_debug_open(&saved);
 
+	for (i = 0; i < n; i++)
+		bw[i] = total[i] = DL_BW_NONE;
 	if (!f)
 		return -1;
-	snprintf(head, sizeof(head), "dl_rq[%d]:", cpu);
-	while (fgets(line, sizeof(line), f) && found < 2) {
+	/* The dl_rq[N] sections come in CPU order: stop after the last. */
+	while (fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':');
 
-		if (!strncmp(line, "dl_rq[", 6)) {
-			in = !strncmp(line, head, strlen(head));
+		if (sscanf(line, "dl_rq[%d]:", &cpu) == 1) {
+			if (cpu >= n)
+				break;
 			continue;
 		}
-		if (!in || !colon)
+		if (cpu < 0 || !colon)
 			continue;
 		if (strstr(line, ".dl_bw->bw "))
-			found += sscanf(colon + 1, "%lld", bw) == 1;
+			sscanf(colon + 1, "%lld", &bw[cpu]);
 		else if (strstr(line, ".dl_bw->total_bw "))
-			found += sscanf(colon + 1, "%lld", total_bw) == 1;
+			sscanf(colon + 1, "%lld", &total[cpu]);
 	}
 	dl_debug_close(f, saved);
-	return found == 2 ? 0 : -1;
+	return 0;
+}
+
+int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw)
+{
+	long long b[DL_MAX_CPUS], t[DL_MAX_CPUS];
+
+	if (cpu < 0 || cpu >= DL_MAX_CPUS || dl_bw_of_cpus(cpu + 1, b, t) ||
+	    b[cpu] == DL_BW_NONE || t[cpu] == DL_BW_NONE)
+		return -1;
+	*bw = b[cpu];
+	*total_bw = t[cpu];
+	return 0;
 }
 
 /* One fair server's reservation, (runtime << 20) / period, or -1. */
@@ -287,16 +302,17 @@ static bool total_bw_underflowed(void)
  */
 static bool nothing_held(void)
 {
-	long long bw, total, first = -1, srv = dl_fair_servers_bw();
+	long long bw[DL_MAX_CPUS], total[DL_MAX_CPUS];
+	long long srv = dl_fair_servers_bw();
 	int cpu, n = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
-	for (cpu = 0; cpu < n; cpu++) {
-		if (dl_bw_of_cpu(cpu, &bw, &total) ||
-		    (cpu && total != first))
+	if (n > DL_MAX_CPUS || dl_bw_of_cpus(n, bw, total) ||
+	    total[0] == DL_BW_NONE)
+		return false;
+	for (cpu = 1; cpu < n; cpu++)
+		if (total[cpu] != total[0])
 			return false;
-		first = total;
-	}
-	return first == 0 || first == srv;
+	return total[0] == 0 || total[0] == srv;
 }
 
 int dl_sysctl_known_state(void)

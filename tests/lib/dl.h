@@ -8,6 +8,7 @@
 #ifndef DLK_DL_H
 #define DLK_DL_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -84,6 +85,15 @@ int sysctl_set(const char *name, long value);
  * allocated.  0 on success.
  */
 int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw);
+
+#define DL_MAX_CPUS 1024	/* glibc's CPU_SETSIZE */
+#define DL_BW_NONE LLONG_MIN	/* both values can be -1, or negative */
+/*
+ * The same for CPUs 0 to @n - 1 (at most DL_MAX_CPUS), from one read of
+ * the file: @bw[c] and @total[c], or DL_BW_NONE for both where it shows
+ * no CPU c (an offline one).  0, or -1 if the file cannot be read.
+ */
+int dl_bw_of_cpus(int n, long long *bw, long long *total);
 
 /*
  * Every read of the sched debug file is a risk to the kernel under test,

@@ -335,15 +335,23 @@ static long long capacity_of(int cpu)
  */
 static void rd_bandwidth(struct dlctl_rds *rds, struct dlctl_rd *rd)
 {
-	long long bw, total;
-	int cpu;
+	static long long bws[DL_MAX_CPUS], totals[DL_MAX_CPUS];
+	int cpu, n = 0;
+	bool read;
 
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+	for (cpu = 0; cpu < CPU_SETSIZE && cpu < DL_MAX_CPUS; cpu++)
+		if (CPU_ISSET(cpu, &rd->cpus))
+			n = cpu + 1;
+	/* One read of the file for the whole domain (see dl_debug_open()). */
+	read = n && !dl_bw_of_cpus(n, bws, totals);
+	for (cpu = 0; cpu < n; cpu++) {
+		long long bw = bws[cpu], total = totals[cpu];
+
 		if (!CPU_ISSET(cpu, &rd->cpus))
 			continue;
 		rd->ncpus++;
 		rd->cap += capacity_of(cpu);
-		if (dl_bw_of_cpu(cpu, &bw, &total))
+		if (!read || bw == DL_BW_NONE || total == DL_BW_NONE)
 			continue;
 		if (!rd->bw_known) {
 			rd->bw = bw;

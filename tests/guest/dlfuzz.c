@@ -14,12 +14,14 @@
  *
  * Results that depend on timing are kept apart.  A deadline task that
  * leaves (exits, or changes policy) holds its bandwidth until its 0-lag
- * time, at most about a period later; after such an op the controller
- * waits out that period (plus -w ms for a debt) before the next op whose
- * result depends on the allocated bandwidth: setattr, setscheduler, a
- * cgroup or sysctl op, a read of the accounting.  Valid parameters keep
- * a bandwidth of at least 1%, so a debt of a millisecond pushes a 0-lag
- * time by at most 100 ms.
+ * time; after such an op the controller waits until it is back (at most
+ * -w ms) before the next op whose result depends on the allocated
+ * bandwidth: setattr, setscheduler, a cgroup or sysctl op, a read of the
+ * accounting.  The 0-lag time comes from the task's last deadline, which
+ * parameters changed while it slept do not move: up to a period of the
+ * 4.19 s allowed later (seen: 3.4 s after the exit of a 10 ms / 20 ms
+ * task, on both kernels).  Valid parameters keep a bandwidth of at least
+ * 1%, so a debt of a millisecond pushes it by at most 100 ms more.
  *
  * Where the classic implementation is known to be wrong, the fuzzer does
  * not go by default; -K LETTERS goes there (-K all for every one):
@@ -35,8 +37,21 @@
  *      (admission.c: rebuild_with_pending_zero_lag).  Avoided by waiting
  *      out pending 0-lag times before every op that rebuilds.
  *
+ * One more limit is emulation's, on both kernels.  A deadline budget
+ * shorter than the way from a context switch back to user space never
+ * gets there: each time the thread is picked, its budget is spent before
+ * it leaves the kernel, and it is throttled again.  Under -icount
+ * shift=4 an instruction is 16 ns, and a 10 us budget is 625 of them: a
+ * 10 us / 1 ms worker was seen on R for 120 s, 45811 switches and no
+ * answer.  So no thread with a budget under a floor (-F NS; by default
+ * 12500 instructions of guest time) is asked to run: a thread that
+ * would make itself one has the controller make its call; one that has
+ * to run (a call of its own, an exit) is first stretched to the floor,
+ * its bandwidth and deadline/period ratio kept (the op is "starved" if
+ * that is refused).  Its records show the parameters it then has.
+ *
  * Usage: dlfuzz [-s SEED] [-n OPS] [-c EVERY] [-v FROM-TO] [-k LIST|@FILE]
- *               [-K LETTERS|all] [-w MS] [-t] [-Z]
+ *               [-K LETTERS|all] [-w MS] [-F NS] [-t] [-Z]
  *   -k LIST: op indices (a,b-c,...) of the seeded sequence to run, alone;
  *   -t: TAP (checkpoints as diagnostics), for make test's suite "fuzz";
  *   -Z: set-calls on a zombie too (a divergence: see settle's comment).
@@ -141,9 +156,10 @@ static long vfrom = -1, vto = -1;
 static char *klist;
 static bool tap;
 static bool quiet;
-static long wait_ms = 2000;
+static long wait_ms = 6000;
 static bool avoid_a = true, avoid_b = true, avoid_c = true;
 static bool zombie_sets;
+static uint64_t floor_ns;	/* -F: the smallest budget that runs */
 
 /* ---- the generator: op i from (seed, i) only ---- */
 
@@ -1087,6 +1103,68 @@ static bool leaves_dl(const struct op *o)
 	return p >= 0 && p != SCHED_DEADLINE;
 }
 
+/* ---- (d): budgets too small to run on, in emulation ---- */
+
+static long redirects_d, stretched, starved;
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/*
+ * Before the deadline thread @tid has to run: a budget of floor_ns at
+ * least, its runtime, deadline and period scaled by one factor (the
+ * deadline and period rounded up, so that its bandwidth cannot grow and
+ * admission has no reason to refuse).  False if the kernel refuses all
+ * the same (a period the sysctls no longer allow): the thread stays as
+ * it is and is not asked to run.
+ */
+static bool unstarve(long idx, pid_t tid)
+{
+	struct dl_attr a;
+
+	if (tid <= 0 || !floor_ns || dl_getattr(tid, &a, sizeof(a), 0) ||
+	    a.sched_policy != SCHED_DEADLINE || a.sched_runtime >= floor_ns)
+		return true;
+	settle(idx);
+	a.size = sizeof(a);
+	a.sched_flags &= DL_FLAG_RESET_ON_FORK | DL_FLAG_RECLAIM |
+			 DL_FLAG_DL_OVERRUN;
+	a.sched_deadline = div_up(a.sched_deadline * floor_ns, a.sched_runtime);
+	a.sched_period = div_up(a.sched_period * floor_ns, a.sched_runtime);
+	a.sched_runtime = floor_ns;
+	if (dl_setattr(tid, &a, 0)) {
+		starved++;
+		return false;
+	}
+	stretched++;
+	return true;
+}
+
+/* Whether slot @s can be asked to run; else @r says it was not. */
+static bool can_run(long idx, int s, struct res *r)
+{
+	if (!slots[s].tid || unstarve(idx, slots[s].tid))
+		return true;
+	r->ret = -2;
+	snprintf(r->text, TEXT, "starved");
+	return false;
+}
+
+/* Would this setattr give the thread @tid a budget under the floor? */
+static bool makes_tiny(const struct op *o, pid_t tid)
+{
+	uint64_t fl = o->a.sched_flags;
+
+	if (o->type != OP_SETATTR || !floor_ns || o->null ||
+	    (fl & DL_FLAG_KEEP_PARAMS) || o->a.sched_runtime >= floor_ns)
+		return false;
+	if (fl & DL_FLAG_KEEP_POLICY)
+		return is_dl(tid);
+	return o->a.sched_policy == SCHED_DEADLINE;
+}
+
 /* The sched syscalls, made by a worker thread. */
 static void run_call(long idx, const struct op *o, struct res *r, char *note)
 {
@@ -1135,16 +1213,27 @@ static void run_call(long idx, const struct op *o, struct res *r, char *note)
 	}
 	tid = c.target ? c.target : slots[s].tid;
 	was_dl = sets && is_dl(tid);
-	call_slot(s, &c, r);
+	if (tid == slots[s].tid && makes_tiny(o, tid)) {
+		/* (d): the thread could not come back from its own call */
+		exec_op(o, tid, r);
+		strcpy(note, " by-ctl");
+		redirects_d++;
+	} else if (can_run(idx, s, r)) {
+		call_slot(s, &c, r);
+	}
 	if (was_dl && !is_dl(tid))
 		pending = true;
 }
 
-static void run_exit(const struct op *o, struct res *r)
+static void run_exit(long idx, const struct op *o, struct res *r)
 {
 	int w = o->caller / NT, i, st = 0;
 	struct cmd c = { .kind = C_EXIT_PROC };
 
+	/* (d): each thread runs its own way out */
+	for (i = 0; i < NT; i++)
+		if (!can_run(idx, w * NT + i, r))
+			return;
 	for (i = 0; i < NT; i++)
 		dl_and_note(slots[w * NT + i].tid);
 	if (o->sub)
@@ -1158,13 +1247,15 @@ static void run_exit(const struct op *o, struct res *r)
 	snprintf(r->text, TEXT, "status=%x", st);
 }
 
-static void run_threxit(const struct op *o, struct res *r)
+static void run_threxit(long idx, const struct op *o, struct res *r)
 {
 	int w = o->caller / NT, s1 = w * NT + 1;
 	struct cmd c = { .kind = C_EXIT_THREAD };
 
 	r->ret = 0;
 	if (o->sub < 2 && slots[s1].tid) {
+		if (!can_run(idx, s1, r))
+			return;
 		dl_and_note(slots[s1].tid);
 		if (write_full(slots[s1].cmd[1], &c, sizeof(c)))
 			die("thread exit command: %s", strerror(errno));
@@ -1177,6 +1268,8 @@ static void run_threxit(const struct op *o, struct res *r)
 		snprintf(r->text, TEXT, "present");
 		return;
 	}
+	if (!can_run(idx, w * NT, r))
+		return;
 	c.kind = C_SPAWN;
 	call_slot(w * NT, &c, r);
 	if (r->ret == 0)
@@ -1278,8 +1371,8 @@ static void run_op(long idx, const struct op *o, struct res *r)
 	if (o->type == OP_BWREAD || (rebuilds(o->type) && avoid_c))
 		settle(idx);
 	switch (o->type) {
-	case OP_EXIT: run_exit(o, r); break;
-	case OP_THREXIT: run_threxit(o, r); break;
+	case OP_EXIT: run_exit(idx, o, r); break;
+	case OP_THREXIT: run_threxit(idx, o, r); break;
 	case OP_CGMOVE: run_cgmove(o, r); break;
 	case OP_CGCPUS: run_cgcpus(o, r); break;
 	case OP_SYSCTL_W: run_sysctl(o, r, true); break;
@@ -1382,14 +1475,17 @@ static void cgroups_teardown(void)
 	}
 }
 
-static void sysctls_restore(void)
+/*
+ * Restores the first @n sysctls of this order: max before min, period
+ * before runtime, so that each stays consistent.  The first two, the
+ * deadline period limits, rebuild nothing.
+ */
+static void sysctls_restore(int n)
 {
+	static const int order[4] = { 3, 2, 1, 0 };
 	int i;
 
-	/* max before min, period before runtime: each stays consistent */
-	static const int order[4] = { 3, 2, 1, 0 };
-
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < n; i++) {
 		char path[96];
 
 		snprintf(path, sizeof(path), "/proc/sys/kernel/%s",
@@ -1444,15 +1540,32 @@ static char *slurp(const char *path)
 static void usage(void)
 {
 	fprintf(stderr, "usage: dlfuzz [-s SEED] [-n OPS] [-c EVERY] "
-		"[-v FROM-TO] [-k LIST|@FILE] [-K abc|all] [-w MS] [-t] [-Z]\n");
+		"[-v FROM-TO] [-k LIST|@FILE] [-K abc|all] [-w MS] [-F NS] "
+		"[-t] [-Z]\n");
 	exit(2);
+}
+
+/*
+ * The floor of (d): 12500 instructions, about 7 times the longest slice
+ * seen to make no progress.  Under -icount shift=N an instruction is
+ * 2^N ns; on the host's clock TCG runs some hundreds of millions a
+ * second.
+ */
+static uint64_t default_floor(void)
+{
+	const char *v = getenv("DLK_ICOUNT");
+
+	if (v && *v >= '0' && *v <= '9')
+		return 12500ULL << atoi(v);
+	return 50 * NSEC_PER_USEC;
 }
 
 static void parse(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "s:n:c:v:k:K:w:tqZ")) != -1) {
+	floor_ns = default_floor();
+	while ((c = getopt(argc, argv, "s:n:c:v:k:K:w:F:tqZ")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': nops = strtol(optarg, NULL, 0); break;
@@ -1472,6 +1585,7 @@ static void parse(int argc, char **argv)
 			avoid_c = !strchr(optarg, 'c');
 			break;
 		case 'w': wait_ms = strtol(optarg, NULL, 0); break;
+		case 'F': floor_ns = strtoull(optarg, NULL, 0); break;
 		case 't': tap = true; break;
 		case 'q': quiet = true; break;
 		case 'Z': zombie_sets = true; break;
@@ -1516,6 +1630,9 @@ static void print_stats(void)
 	}
 	out("waits %ld (%ld ms of guest time), redirected (a) %ld", waits,
 	    waited_ms, redirects);
+	out("floor %llu ns (d): calls made by the controller %ld, threads "
+	    "stretched %ld, refused %ld", (unsigned long long)floor_ns,
+	    redirects_d, stretched, starved);
 }
 
 int main(int argc, char **argv)
@@ -1559,7 +1676,16 @@ int main(int argc, char **argv)
 		for (i = 0; i < nops; i++)
 			step(i, &done);
 	}
-	/* the end: every worker gone, its bandwidth returned */
+	/*
+	 * The end: every worker gone, its bandwidth returned.  Each thread
+	 * runs its own exit, (d) above: the period limits first, so that
+	 * stretching is not refused.
+	 */
+	sysctls_restore(2);
+	for (i = 0; i < NSLOT; i++)
+		if (!unstarve(-1, slots[i].tid))
+			out("w%ldt%ld: a budget under the floor, refused: %s",
+			    i / NT, i % NT, strerror(errno));
 	for (w = 0; w < NW; w++) {
 		kill(wpid[w], SIGKILL);
 		waitpid(wpid[w], NULL, 0);
@@ -1590,7 +1716,7 @@ int main(int argc, char **argv)
 	out("ops %ld in %ld ms of guest time", done, now_ms() - t0);
 	print_stats();
 	cgroups_teardown();
-	sysctls_restore();
+	sysctls_restore(4);
 	if (avoid_b)
 		fair_servers(false);
 	if (!tap)

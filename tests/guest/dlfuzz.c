@@ -1112,15 +1112,21 @@ static uint64_t div_up(uint64_t a, uint64_t b)
 	return (a + b - 1) / b;
 }
 
+/* The longest period a stretch may give: gen_dl's and the default limit. */
+#define STRETCH_MAX_PERIOD 4194304000ULL
+
 /*
  * Before the deadline thread @tid has to run: a budget of floor_ns at
  * least, its runtime, deadline and period scaled by one factor (the
  * deadline and period rounded up, so that its bandwidth cannot grow and
- * admission has no reason to refuse).  False if the kernel refuses all
- * the same (a period the sysctls no longer allow): the thread stays as
- * it is and is not asked to run.
+ * admission has no reason to refuse).  Not beyond STRETCH_MAX_PERIOD: a
+ * bandwidth of 12 in 2^20 once made a period of 17 s, and the thread's
+ * exit outlived the controller's patience.  With @last, such a thread
+ * gets that period and the floor (its bandwidth grows, by little).
+ * False if the kernel refuses (a period the sysctls no longer allow):
+ * the thread stays as it is and is not asked to run.
  */
-static bool unstarve(long idx, pid_t tid)
+static bool unstarve(long idx, pid_t tid, bool last)
 {
 	struct dl_attr a;
 
@@ -1134,18 +1140,25 @@ static bool unstarve(long idx, pid_t tid)
 	a.sched_deadline = div_up(a.sched_deadline * floor_ns, a.sched_runtime);
 	a.sched_period = div_up(a.sched_period * floor_ns, a.sched_runtime);
 	a.sched_runtime = floor_ns;
-	if (dl_setattr(tid, &a, 0)) {
-		starved++;
-		return false;
+	if (a.sched_period > STRETCH_MAX_PERIOD) {
+		errno = ERANGE;
+		if (!last)
+			goto refused;
+		a.sched_deadline = a.sched_period = STRETCH_MAX_PERIOD;
 	}
+	if (dl_setattr(tid, &a, 0))
+		goto refused;
 	stretched++;
 	return true;
+refused:
+	starved++;
+	return false;
 }
 
 /* Whether slot @s can be asked to run; else @r says it was not. */
 static bool can_run(long idx, int s, struct res *r)
 {
-	if (!slots[s].tid || unstarve(idx, slots[s].tid))
+	if (!slots[s].tid || unstarve(idx, slots[s].tid, false))
 		return true;
 	r->ret = -2;
 	snprintf(r->text, TEXT, "starved");
@@ -1683,7 +1696,7 @@ int main(int argc, char **argv)
 	 */
 	sysctls_restore(2);
 	for (i = 0; i < NSLOT; i++)
-		if (!unstarve(-1, slots[i].tid))
+		if (!unstarve(-1, slots[i].tid, true))
 			out("w%ldt%ld: a budget under the floor, refused: %s",
 			    i / NT, i % NT, strerror(errno));
 	for (w = 0; w < NW; w++) {

@@ -948,14 +948,32 @@ static void get_reply(int s, struct res *r)
 	}
 }
 
+/*
+ * A worker that died can leave a command its thread never read in a
+ * pipe (a thread exit, then its process's), which the next worker's
+ * thread would read first and exit on: seed 1's op 134000 waited for a
+ * thread gone that way, on both kernels.  So each worker gets new pipes.
+ */
+static void slot_pipes_renew(int s)
+{
+	close(slots[s].cmd[0]);
+	close(slots[s].cmd[1]);
+	close(slots[s].rep[0]);
+	close(slots[s].rep[1]);
+	slot_pipes(s);
+}
+
 static void spawn_worker(int w)
 {
 	struct res r;
 	int i;
 	pid_t pid;
 
-	for (i = 0; i < NT; i++)
+	for (i = 0; i < NT; i++) {
 		slots[w * NT + i].tid = 0;
+		if (wpid[w])
+			slot_pipes_renew(w * NT + i);
+	}
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));

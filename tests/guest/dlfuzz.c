@@ -1619,15 +1619,17 @@ static void usage(void)
  * The floor of (d): 12500 instructions, about 7 times the longest slice
  * seen to make no progress.  Under -icount shift=N an instruction is
  * 2^N ns; on the host's clock TCG runs some hundreds of millions a
- * second.
+ * second.  A debug kernel (KASAN, lockdep) takes some 8 times the
+ * instructions for the same way back to user space.
  */
 static uint64_t default_floor(void)
 {
-	const char *v = getenv("DLK_ICOUNT");
+	const char *v = getenv("DLK_ICOUNT"), *d = getenv("DLK_DEBUG");
+	uint64_t f = 50 * NSEC_PER_USEC;
 
 	if (v && *v >= '0' && *v <= '9')
-		return 12500ULL << atoi(v);
-	return 50 * NSEC_PER_USEC;
+		f = 12500ULL << atoi(v);
+	return d && !strcmp(d, "1") ? 8 * f : f;
 }
 
 static void parse(int argc, char **argv)

@@ -550,7 +550,6 @@ static struct boost *boost_lock(void)
  */
 static void returned_after_boosted_task_leaves(void)
 {
-	const char *impl = getenv("DLK_DL");
 	struct sched_param sp = { 0 };
 	int warn0, st_h, st_w, i, r;
 	struct boost *b;
@@ -601,7 +600,7 @@ static void returned_after_boosted_task_leaves(void)
 	      "donor: status %#x (2: the lock did not time out)", st_w);
 	CHECK(WIFEXITED(st_h) && WEXITSTATUS(st_h) == 0,
 	      "holder: status %#x", st_h);
-	if (!impl || strcmp(impl, "classic"))
+	if (!CLASSIC_DL())
 		check_returned(base, "after the boosted task left the class");
 	CHECK(kernel_warnings() == warn0, "the kernel warned during the test");
 	munmap(b, sizeof(*b));

@@ -329,14 +329,6 @@ static pid_t short_job(int *cpu_fd)
 	return pid;
 }
 
-/* Whether the guest runs the classic class (its init says). */
-static bool classic_dl(void)
-{
-	const char *v = getenv("DLK_DL");
-
-	return v && !strcmp(v, "classic");
-}
-
 static bool zero_lag_demo;	/* "cpuset zero-lag-offline" */
 
 /*
@@ -353,13 +345,13 @@ static void dead_task_bw_after_its_cpu_offline(void)
 {
 	const char *path = "/sys/devices/system/cpu/cpu1/online";
 	long long bw, before, after = 0;
-	int fd, cpu = -1, tries, st, step = 10;
+	int fd, cpu = -1, tries, st = 0, step = 10;
 	long max;
 	int64_t t0 = 0, off;
 	pid_t pid;
 
 	need_smp();
-	if (classic_dl() && !zero_lag_demo)
+	if (CLASSIC_DL() && !zero_lag_demo)
 		SKIP("panics the classic class (divide error in "
 		     "inactive_task_timer()): 'cpuset zero-lag-offline' shows it");
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
@@ -375,10 +367,15 @@ static void dead_task_bw_after_its_cpu_offline(void)
 		if (read(fd, &cpu, sizeof(cpu)) != sizeof(cpu))
 			cpu = -1;
 		close(fd);
-		waitpid(pid, &st, 0);
+		if (waitpid(pid, &st, 0) != pid)
+			st = -1;
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			break;
 	}
 	CHECK(sysctl_set(PERIOD_MAX, max) == 0, "restoring %s: %s",
 	      PERIOD_MAX, strerror(errno));
+	REQUIRE(WIFEXITED(st) && !WEXITSTATUS(st),
+		"job: status %#x (1: admission, 2: its report)", st);
 	REQUIRE(cpu == 1, "no job ended on CPU 1 in %d tries", tries);
 	CHECK(file_put(path, "0") == 0, "CPU 1 offline: %s", strerror(errno));
 	off = now_ns() - t0;

@@ -79,6 +79,7 @@
 
 #include "dl.h"
 #include "file.h"
+#include "tap.h"
 
 #define NW 4			/* worker processes */
 #define NT 2			/* threads in each */
@@ -1467,14 +1468,6 @@ static void run_op(long idx, const struct op *o, struct res *r)
 
 static char fs_saved[8][32];
 
-/* Whether this kernel runs the tree's own class (the guest's init says). */
-static bool classic_dl(void)
-{
-	const char *v = getenv("DLK_DL");
-
-	return v && !strcmp(v, "classic");
-}
-
 /* (b): the fair servers hold nothing, on either kernel. */
 static void fair_servers(bool off)
 {
@@ -1493,7 +1486,7 @@ static void fair_servers(bool off)
 			 * less the server's share wraps): they are outside
 			 * the accounting already, as wanted.
 			 */
-			if (errno == EBUSY && classic_dl()) {
+			if (errno == EBUSY && CLASSIC_DL()) {
 				out("dlfuzz: fair server cpu%d: already outside the accounting",
 				    c);
 				fs_saved[c][0] = 0;

@@ -97,12 +97,18 @@ void tap_skip_on_debug_kernel(void)
 			     "and lockdep make every path several times slower");
 }
 
-void tap_known_defect(const char *var, const char *impl, const char *reason)
+bool tap_impl_is(const char *var, const char *impl)
 {
 	const char *v = getenv(var);
+
+	return v && !strcmp(v, impl);
+}
+
+void tap_known_defect(const char *var, const char *impl, const char *reason)
+{
 	char msg[256];
 
-	if (!v || strcmp(v, impl))
+	if (!tap_impl_is(var, impl))
 		return;
 	snprintf(msg, sizeof(msg), "X%s %s: %s", impl, var + 4, reason);
 	if (skip_fd >= 0 && write(skip_fd, msg, strlen(msg)) < 0)

@@ -61,6 +61,10 @@ void tap_known_defect(const char *var, const char *impl, const char *reason);
 #define KNOWN_DEFECT_OF_CLASSIC_DL(reason)				\
 	tap_known_defect("DLK_DL", "classic", (reason))
 
+/* Whether the implementation named by @var (as above) is @impl. */
+bool tap_impl_is(const char *var, const char *impl);
+#define CLASSIC_DL() tap_impl_is("DLK_DL", "classic")
+
 /* A syscall result that must be -1 with errno E. */
 #define CHECK_ERRNO(ret, e, what)					\
 	do {								\

@@ -303,12 +303,6 @@ static long long u_for(int kind, int ncpus)
 	return mean * between(50, 150) / 100;
 }
 
-/*
- * Spins for @ns of the thread's CPU time, mostly in user mode: the CPU
- * clock is a system call, and a task throttled inside it is preempted
- * within an RCU read-side section, where a long debt (a vCPU the host
- * did not run, charged to the task on it) stalls RCU for its duration.
- */
 /* Longest monotonic step counted as this thread's own running time. */
 #define BURN_STEP_MAX_NS ((int64_t)(100 * US))
 

@@ -66,6 +66,13 @@ append="$append dlk.debug=$DEBUG"
 [ -n "$ICOUNT" ] && append="$append dlk.icount=$ICOUNT"
 [ -n "${SUITES:-}" ] && append="$append dlk.suites=$SUITES"
 [ -n "${KARGS:-}" ] && append="$append $KARGS"
+# QEMU's PCI interrupt routing (_PRT) is an AML loop that a debug
+# kernel's ACPI interpreter takes 20 to 30 s for under TCG, and ACPICA
+# aborts a loop after 30 s: the xHCI controller was then left without an
+# interrupt and its hub never came.  The BIOS's $PIR table routes it too.
+if [ "${DEVICES:-}" = usb-hub ] && [ "$DEBUG" = 1 ]; then
+	append="$append acpi=noirq"
+fi
 set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \
 	-m "$mem" -smp "$SMP" -kernel "$image" -initrd "$LOGDIR/initrd.cpio" \
 	-append "$append"

@@ -516,9 +516,19 @@ static void offline_with_reclaiming_tasks(void)
 
 static pid_t short_job(int *cpu_fd)
 {
+	cpu_set_t one, all;
 	int p[2];
 	pid_t pid;
 
+	/*
+	 * Forked on CPU 1: a child starts on its parent's only CPU and stays
+	 * there once it has every CPU again, as a deadline task must.
+	 */
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	REQUIRE(sched_getaffinity(0, sizeof(all), &all) == 0 &&
+		sched_setaffinity(0, sizeof(one), &one) == 0,
+		"affinity: %s", strerror(errno));
 	REQUIRE(pipe(p) == 0, "pipe: %s", strerror(errno));
 	pid = fork();
 	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
@@ -526,7 +536,8 @@ static pid_t short_job(int *cpu_fd)
 		int cpu;
 
 		close(p[0]);
-		if (dl_become(200 * MS, JOB_PERIOD, JOB_PERIOD, 0))
+		if (sched_setaffinity(0, sizeof(all), &all) ||
+		    dl_become(200 * MS, JOB_PERIOD, JOB_PERIOD, 0))
 			_exit(1);
 		spin_cpu(190 * MS);
 		cpu = sched_getcpu();
@@ -534,6 +545,8 @@ static pid_t short_job(int *cpu_fd)
 			_exit(2);
 		_exit(0);
 	}
+	CHECK(sched_setaffinity(0, sizeof(all), &all) == 0,
+	      "affinity back: %s", strerror(errno));
 	close(p[1]);
 	*cpu_fd = p[0];
 	return pid;
@@ -585,7 +598,7 @@ static void dead_task_bw_after_its_cpu_offline(void)
 	CHECK(sysctl_set(PERIOD_MAX, max) == 0, "restoring %s: %s",
 	      PERIOD_MAX, strerror(errno));
 	REQUIRE(WIFEXITED(st) && !WEXITSTATUS(st),
-		"job: status %#x (1: admission, 2: its report)", st);
+		"job: status %#x (1: affinity or admission, 2: its report)", st);
 	REQUIRE(cpu == 1, "no job ended on CPU 1 in %d tries", tries);
 	CHECK(file_put(path, "0") == 0, "CPU 1 offline: %s", strerror(errno));
 	off = now_ns() - t0;

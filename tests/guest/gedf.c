@@ -322,7 +322,7 @@ static void earliest_deadlines_run(void)
 }
 
 /* Runs of the GFB-feasible set before its tardiness counts as broken. */
-#define GFB_RUNS 3
+#define GFB_RUNS 5
 
 /* One run of the set of @n tasks: its worst tardiness; jobs and misses. */
 static int64_t gfb_run(struct task *ts, int n, int *jobs, int *misses)
@@ -355,9 +355,10 @@ static int64_t gfb_run(struct task *ts, int n, int *jobs, int *misses)
  *
  * The vCPUs are host threads, and a host that keeps one from running for
  * a while makes a run's jobs late together (73 of 356 late by up to 62
- * ms, in about one boot of six on either kernel).  So a run over the
- * bound is made again, up to GFB_RUNS runs, each reported: a scheduler
- * that breaks the bound breaks it in every run.
+ * ms, in about one boot of six on either kernel; in one boot three runs
+ * in a row, 6.8 s).  So a run over the bound is made again a second
+ * later, up to GFB_RUNS runs, each reported: a scheduler that breaks the
+ * bound breaks it in every run.
  */
 static void gfb_feasible_set(void)
 {
@@ -392,6 +393,8 @@ static void gfb_feasible_set(void)
 			     m, getenv("DLK_HOST_CPUS"));
 		if (worst <= bound + 20 * MS)
 			break;
+		if (r < GFB_RUNS)
+			sleep(1);
 	}
 	CHECK(worst <= bound + 20 * MS, "tardiness %.3f ms over the bound in %d runs",
 	      worst / 1e6, GFB_RUNS);

@@ -366,6 +366,30 @@ static pid_t rcu_gp_kthread(void)
 }
 
 /*
+ * The RCU grace-period kthread made a real-time task, above the test's
+ * own SCHED_FIFO 10 and below the deadline class, as real-time systems
+ * make it (rcutree.kthread_prio); its pid, for rcu_gp_back().
+ */
+static pid_t rcu_gp_fifo(void)
+{
+	struct sched_param fifo = { .sched_priority = 20 };
+	pid_t gp = rcu_gp_kthread();
+
+	REQUIRE(gp > 0, "no rcu_preempt kthread");
+	REQUIRE(sched_setscheduler(gp, SCHED_FIFO, &fifo) == 0,
+		"rcu_preempt to SCHED_FIFO: %s", strerror(errno));
+	return gp;
+}
+
+static void rcu_gp_back(pid_t gp)
+{
+	struct sched_param other = { 0 };
+
+	CHECK(sched_setscheduler(gp, SCHED_OTHER, &other) == 0,
+	      "rcu_preempt back to SCHED_OTHER: %s", strerror(errno));
+}
+
+/*
  * The same refusal with tasks that use their bandwidth, and the RCU
  * grace-period kthread a real-time task, as real-time systems make it
  * (rcutree.kthread_prio).  The classic class answers only once CPU 1
@@ -377,7 +401,7 @@ static pid_t rcu_gp_kthread(void)
 static void offline_busy_refused_at_once(void)
 {
 	const char *path = "/sys/devices/system/cpu/cpu1/online";
-	struct sched_param fifo = { .sched_priority = 20 }, other = { 0 };
+	struct sched_param fifo = { .sched_priority = 10 }, other = { 0 };
 	long long need, bw, total, part;
 	int64_t t0, took = 0, end;
 	int r = -1, e = EBUSY, i, k, n, bad = 0;
@@ -399,10 +423,7 @@ static void offline_busy_refused_at_once(void)
 	k = (int)((need + P20 / 2 - 1) / (P20 / 2));
 	REQUIRE(k <= 8 && need <= bw * ncpus() - total, "%d tasks, %lld units",
 		k, need);
-	gp = rcu_gp_kthread();
-	REQUIRE(gp > 0, "no rcu_preempt kthread");
-	REQUIRE(sched_setscheduler(gp, SCHED_FIFO, &fifo) == 0,
-		"rcu_preempt to SCHED_FIFO: %s", strerror(errno));
+	gp = rcu_gp_fifo();
 	end = now_ns() + BUSY_LIFE;
 	for (i = 0; i < k; i++) {
 		part = i < k - 1 ? need / k : need - (k - 1) * (need / k);
@@ -419,7 +440,6 @@ static void offline_busy_refused_at_once(void)
 	 * answer.  This task asks as a real-time task, below the kthread,
 	 * so that its own wait for a CPU does not count.
 	 */
-	fifo.sched_priority = 10;
 	REQUIRE(sched_setscheduler(0, SCHED_FIFO, &fifo) == 0,
 		"SCHED_FIFO: %s", strerror(errno));
 	for (n = 0; n < 10 && !late && now_ns() < end - 5 * BUSY_MARGIN;) {
@@ -436,8 +456,7 @@ static void offline_busy_refused_at_once(void)
 		usleep(100 * 1000);
 	}
 	sched_setscheduler(0, SCHED_OTHER, &other);
-	CHECK(sched_setscheduler(gp, SCHED_OTHER, &other) == 0,
-	      "rcu_preempt back to SCHED_OTHER: %s", strerror(errno));
+	rcu_gp_back(gp);
 	bad += busy_end(pid, k);
 	tap_diag("%d tasks holding %lld units; answer %d took %lld ms", k,
 		 need, n, (long long)(took / MS));
@@ -461,7 +480,7 @@ static void offline_busy_refused_at_once(void)
 static void offline_with_reclaiming_tasks(void)
 {
 	const char *path = "/sys/devices/system/cpu/cpu1/online";
-	struct sched_param fifo = { .sched_priority = 20 }, other = { 0 };
+	struct sched_param fifo = { .sched_priority = 10 }, other = { 0 };
 	int64_t t0, took, end;
 	int r, e, i, bad;
 	bool late;
@@ -472,15 +491,11 @@ static void offline_with_reclaiming_tasks(void)
 	KNOWN_DEFECT_OF_CLASSIC_DL("GRUB lets reclaiming tasks crowded on one "
 				   "CPU take all of it");
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
-	gp = rcu_gp_kthread();
-	REQUIRE(gp > 0, "no rcu_preempt kthread");
-	REQUIRE(sched_setscheduler(gp, SCHED_FIFO, &fifo) == 0,
-		"rcu_preempt to SCHED_FIFO: %s", strerror(errno));
+	gp = rcu_gp_fifo();
 	end = now_ns() + BUSY_LIFE;
 	for (i = 0; i < 2; i++)
 		pid[i] = busy_spawn(P20 * 3 / 10, end, DL_FLAG_RECLAIM);
 	usleep(300 * 1000);
-	fifo.sched_priority = 10;
 	REQUIRE(sched_setscheduler(0, SCHED_FIFO, &fifo) == 0,
 		"SCHED_FIFO: %s", strerror(errno));
 	t0 = now_ns();
@@ -489,8 +504,7 @@ static void offline_with_reclaiming_tasks(void)
 	took = now_ns() - t0;
 	late = now_ns() > end - BUSY_MARGIN;
 	sched_setscheduler(0, SCHED_OTHER, &other);
-	CHECK(sched_setscheduler(gp, SCHED_OTHER, &other) == 0,
-	      "rcu_preempt back to SCHED_OTHER: %s", strerror(errno));
+	rcu_gp_back(gp);
 	bad = busy_end(pid, 2);
 	tap_diag("CPU 1 offline in %lld ms", (long long)(took / MS));
 	CHECK(!bad, "%d of 2 tasks not admitted", bad);

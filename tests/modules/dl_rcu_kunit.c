@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite dl_rcu_reader: a deadline task whose budget runs out inside
+ * an RCU read-side section, and the grace period that waits for it.
+ *
+ * Built out of tree against each kernel (tests/modules), so that the
+ * tree's class runs exactly the tests ours does.  A kthread with a
+ * reservation of 2 ms every second spins until its budget is nearly
+ * spent, enters rcu_read_lock() and starts a grace period, and stays in
+ * the section until its budget runs out (it reads its own dl.runtime) or
+ * it is throttled there; then it leaves the section and spins on until it
+ * is throttled.  With preemptible RCU the grace period cannot end before
+ * the task leaves the section: if the class throttles it inside, the
+ * grace period waits for the task's next period, about a second here.
+ * That is what the tree's class does to a task of small bandwidth whose
+ * budget happens to run out in a system call's short read-side section.
+ *
+ * The charges the class makes are seen as changes of the task's
+ * sum_exec_runtime, its budget as dl.runtime: both classes keep them.  A
+ * time off the CPU counts as a throttle only if the task was switched
+ * out, so that a host that stops the virtual CPU is not taken for one.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/task.h>
+#include <linux/timekeeping.h>
+#include <uapi/linux/sched/types.h>
+
+#ifdef CONFIG_SCHED_DL_EDF_CBS
+#define CLASSIC false
+#else
+#define CLASSIC true
+#endif
+
+#define MS		((u64)NSEC_PER_MSEC)
+#define Q		(2 * MS)
+#define P		(1000 * MS)
+#define LONG_READER	(20 * MS)
+/* Switched out this long: throttled (the next period is far). */
+#define THROTTLE_GAP	(50 * MS)
+#define SPIN_LIMIT	(5000 * MS)
+/* The grace period, against about a second if the reader is throttled. */
+#define GP_BOUND	(400 * MS)
+
+/* Marks the running test as a known defect of the classic class. */
+static bool known_defect(struct kunit *test, const char *reason)
+{
+	if (CLASSIC)
+		kunit_info(test, "DLK-XFAIL classic DL: %s\n", reason);
+	return CLASSIC;
+}
+
+enum reader_mode {
+	READER_AT_EXHAUSTION,	/* in a reader when the budget runs out */
+	READER_LONG,		/* spins LONG_READER inside a reader */
+};
+
+/* What one spin saw. */
+struct spin {
+	bool throttled;		/* switched out for THROTTLE_GAP or more */
+	u64 t_resume;		/* ktime_get_ns() when back */
+	s64 dl_resume;		/* deadline ahead, when back */
+	s64 runtime_resume;	/* budget, when back */
+	s64 last_debt;		/* last budget seen at or below zero */
+	int charges_in_debt;	/* charges seen while out of budget */
+	s64 end_budget;		/* budget when the spin ended running */
+};
+
+struct reader {
+	enum reader_mode mode;
+	struct completion in_reader, done;
+	unsigned long gp_cookie;
+	u64 t_lock, t_unlock;	/* ktime_get_ns() */
+	s64 dl_unlock;		/* deadline ahead, at the unlock */
+	struct spin inside, after;
+};
+
+/* The running task's deadline, ahead of its CPU's clock. */
+static s64 deadline_ahead(void)
+{
+	return (s64)(READ_ONCE(current->dl.deadline) - local_clock());
+}
+
+static s64 budget(void)
+{
+	return READ_ONCE(current->dl.runtime);
+}
+
+/*
+ * Spins until the budget is at most @until (if @stop_at_budget), @limit
+ * of wall time went by, or the task was throttled, recording in @s.
+ */
+/* The budget a spin ended on (the last debt it saw, if throttled). */
+static s64 budget_at(struct spin *s)
+{
+	return s->throttled ? s->last_debt : s->end_budget;
+}
+
+static void spin(struct spin *s, bool stop_at_budget, s64 until, u64 limit)
+{
+	u64 start = ktime_get_ns(), prev = start, now;
+	u64 charged = READ_ONCE(current->se.sum_exec_runtime), c;
+	unsigned long nivcsw = current->nivcsw;
+	s64 left;
+
+	memset(s, 0, sizeof(*s));
+	for (;;) {
+		now = ktime_get_ns();
+		if (now - prev >= THROTTLE_GAP && current->nivcsw != nivcsw) {
+			s->throttled = true;
+			s->t_resume = now;
+			s->dl_resume = deadline_ahead();
+			s->runtime_resume = budget();
+			return;
+		}
+		prev = now;
+		left = budget();
+		c = READ_ONCE(current->se.sum_exec_runtime);
+		if (c != charged && left <= 0) {
+			s->charges_in_debt++;
+			s->last_debt = left;
+		}
+		charged = c;
+		if ((stop_at_budget && left <= until) || now - start > limit) {
+			s->end_budget = left;
+			return;
+		}
+	}
+}
+
+static void reader_enter(struct reader *r)
+{
+	rcu_read_lock();
+	r->t_lock = ktime_get_ns();
+	r->gp_cookie = start_poll_synchronize_rcu();
+	complete(&r->in_reader);
+}
+
+static void reader_leave(struct reader *r)
+{
+	r->dl_unlock = deadline_ahead();
+	r->t_unlock = ktime_get_ns();
+	rcu_read_unlock();
+}
+
+static int reader_fn(void *arg)
+{
+	struct reader *r = arg;
+	struct spin before;
+
+	if (r->mode == READER_AT_EXHAUSTION) {
+		/* Outside any reader, to the last half of the budget. */
+		spin(&before, true, Q / 2, SPIN_LIMIT);
+		reader_enter(r);
+		spin(&r->inside, true, 0, SPIN_LIMIT);
+		reader_leave(r);
+		spin(&r->after, false, 0, SPIN_LIMIT);
+	} else {
+		reader_enter(r);
+		spin(&r->inside, false, 0, LONG_READER);
+		reader_leave(r);
+	}
+	/* Out of the class, so that kthread_stop() need not wait a period. */
+	sched_set_normal(current, 0);
+	complete(&r->done);
+
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+/*
+ * Runs a reader in @mode and returns it, with how long the grace period
+ * it started inside its section took to end, from the rcu_read_lock(), in
+ * @gp (U64_MAX: not in 5 s).
+ */
+static struct reader *run_reader(struct kunit *test, enum reader_mode mode,
+				 u64 *gp)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_DEADLINE,
+		.sched_runtime = Q,
+		.sched_deadline = P,
+		.sched_period = P,
+	};
+	struct task_struct *p;
+	struct reader *r;
+	bool started, done;
+	u64 t;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->mode = mode;
+	init_completion(&r->in_reader);
+	init_completion(&r->done);
+	p = kthread_create(reader_fn, r, "dl_rcu_reader");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	get_task_struct(p);
+	if (sched_setattr_nocheck(p, &attr)) {
+		kthread_stop(p);
+		put_task_struct(p);
+		KUNIT_FAIL_AND_ABORT(test, "no reservation of 2 ms / 1 s");
+	}
+	wake_up_process(p);
+
+	*gp = U64_MAX;
+	started = wait_for_completion_timeout(&r->in_reader, 10 * HZ);
+	while (started && ktime_get_ns() - r->t_lock < SPIN_LIMIT) {
+		t = ktime_get_ns();
+		if (poll_state_synchronize_rcu(r->gp_cookie)) {
+			*gp = t - r->t_lock;
+			break;
+		}
+		usleep_range(200, 400);
+	}
+	/* The kthread's loops all end within SPIN_LIMIT. */
+	done = wait_for_completion_timeout(&r->done, 20 * HZ);
+	kthread_stop(p);
+	put_task_struct(p);
+	KUNIT_ASSERT_TRUE_MSG(test, started && done, "the reader did not run");
+
+	kunit_info(test, "reader: %llu us, %s, budget %lld us, %d charges out of budget; grace period %lld us from the lock\n",
+		   (r->t_unlock - r->t_lock) / 1000,
+		   r->inside.throttled ? "throttled inside" : "not throttled",
+		   budget_at(&r->inside) / 1000, r->inside.charges_in_debt,
+		   *gp == U64_MAX ? -1LL : (s64)(*gp / 1000));
+	if (mode == READER_AT_EXHAUSTION)
+		kunit_info(test, "after: %d charges out of budget, back %lld us after the unlock (deadline %lld us ahead then), budget %lld us, deadline %lld us ahead\n",
+			   r->after.charges_in_debt,
+			   r->after.throttled ?
+			   (s64)(r->after.t_resume - r->t_unlock) / 1000 : -1LL,
+			   r->dl_unlock / 1000, r->after.runtime_resume / 1000,
+			   r->after.dl_resume / 1000);
+	return r;
+}
+
+/*
+ * No grace period waits for a deadline task's next period: a task whose
+ * budget runs out inside a short reader leaves it before it is throttled.
+ */
+static void grace_period_not_held_by_budget(struct kunit *test)
+{
+	struct reader *r;
+	u64 gp;
+
+	known_defect(test, "a task whose budget runs out inside an RCU reader is "
+		     "throttled there, and holds every grace period until its "
+		     "next period");
+	r = run_reader(test, READER_AT_EXHAUSTION, &gp);
+	KUNIT_EXPECT_FALSE_MSG(test, r->inside.throttled,
+			       "throttled inside the reader, for %llu ms",
+			       (r->t_unlock - r->t_lock) / MS);
+	KUNIT_EXPECT_LE_MSG(test, gp, GP_BOUND,
+			    "a grace period waited %lld ms for the reader",
+			    gp == U64_MAX ? -1LL : (s64)(gp / MS));
+}
+
+/*
+ * However the task gets out of the section, its overrun is repaid: the
+ * charge after the one that ran the budget out throttles it, until the
+ * deadline it has, and its deadline moves on by a period for each budget
+ * the debt takes.
+ */
+static void overrun_in_reader_is_repaid(struct kunit *test)
+{
+	struct reader *r;
+	s64 moved, want;
+	u64 gp;
+
+	r = run_reader(test, READER_AT_EXHAUSTION, &gp);
+	KUNIT_EXPECT_LE(test, r->inside.charges_in_debt, 1);
+	KUNIT_EXPECT_EQ(test, r->after.charges_in_debt, 0);
+	KUNIT_ASSERT_TRUE(test, r->after.throttled);
+	/* D = P: throttled until the deadline it has at the unlock. */
+	KUNIT_EXPECT_GE_MSG(test, (s64)(r->after.t_resume - r->t_unlock),
+			    r->dl_unlock - 2 * (s64)MS,
+			    "back %lld ms after the unlock, deadline %lld ms ahead",
+			    (s64)(r->after.t_resume - r->t_unlock) / (s64)MS,
+			    r->dl_unlock / (s64)MS);
+	/* The debt seen, and more, repaid: a period per budget. */
+	moved = (s64)(r->after.t_resume - r->t_unlock) + r->after.dl_resume -
+		r->dl_unlock;
+	want = (-r->inside.last_debt / (s64)Q + 1) * (s64)P - 2 * (s64)MS;
+	KUNIT_EXPECT_GE_MSG(test, moved, want,
+			    "a debt of %lld us moved the deadline on by %lld ms",
+			    -r->inside.last_debt / 1000, moved / (s64)MS);
+	KUNIT_EXPECT_GT(test, r->after.runtime_resume, 0LL);
+}
+
+/*
+ * Only the charge that runs the budget out is deferred: a task that stays
+ * inside a reader is throttled there at the next one.
+ */
+static void long_reader_still_throttled(struct kunit *test)
+{
+	struct reader *r;
+	u64 gp;
+
+	r = run_reader(test, READER_LONG, &gp);
+	KUNIT_EXPECT_TRUE(test, r->inside.throttled);
+	KUNIT_EXPECT_LE(test, r->inside.charges_in_debt, 1);
+}
+
+static struct kunit_case dl_rcu_cases[] = {
+	KUNIT_CASE(grace_period_not_held_by_budget),
+	KUNIT_CASE(overrun_in_reader_is_repaid),
+	KUNIT_CASE(long_reader_still_throttled),
+	{}
+};
+
+static struct kunit_suite dl_rcu_suite = {
+	.name = "dl_rcu_reader",
+	.test_cases = dl_rcu_cases,
+};
+
+kunit_test_suite(dl_rcu_suite);
+
+MODULE_DESCRIPTION("A deadline task out of budget inside an RCU reader");
+MODULE_LICENSE("GPL");

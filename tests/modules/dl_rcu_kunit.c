@@ -255,9 +255,7 @@ static void grace_period_not_held_by_budget(struct kunit *test)
 	struct reader *r;
 	u64 gp;
 
-	known_defect(test, "a task whose budget runs out inside an RCU reader is "
-		     "throttled there, and holds every grace period until its "
-		     "next period");
+	known_defect(test, "throttled in an RCU reader, it holds grace periods");
 	r = run_reader(test, READER_AT_EXHAUSTION, &gp);
 	KUNIT_EXPECT_FALSE_MSG(test, r->inside.throttled,
 			       "throttled inside the reader, for %llu ms",

@@ -60,6 +60,7 @@ struct task {
 	pid_t pid;
 	int jobs, misses, failed;
 	int64_t used, worst_late;
+	struct stalls stalls;
 };
 
 static void need_smp(void)
@@ -98,7 +99,7 @@ static void worker(struct task *t, int64_t start, int64_t stop)
 	}
 	for (k = 0; (rel = start + k * t->p) + t->d <= stop; k++) {
 		sleep_until(rel);
-		spin_cpu(t->c);
+		spin_cpu_stalls(t->c, &t->stalls);
 		fin = now_ns();
 		t->jobs++;
 		if (fin > rel + t->d) {
@@ -321,28 +322,44 @@ static void earliest_deadlines_run(void)
 	free(ev);
 }
 
-/* Runs of the GFB-feasible set before its tardiness counts as broken. */
-#define GFB_RUNS 5
+/* Counted runs of the GFB-feasible set before its tardiness is broken. */
+#define GFB_RUNS 3
+/* Runs made in all, counted or not, before the host is found too busy. */
+#define GFB_TRIES 10
+/* A run whose tasks lost more of their work than this to host stalls. */
+#define GFB_STALL_PCT 10
 
-/* One run of the set of @n tasks: its worst tardiness; jobs and misses. */
-static int64_t gfb_run(struct task *ts, int n, int *jobs, int *misses)
+/* What one run of the GFB-feasible set measured. */
+struct gfb {
+	int jobs, misses;
+	int64_t worst;		/* the worst tardiness */
+	int64_t used;		/* CPU time, over every task */
+	struct stalls stalls;	/* the host's, over every task */
+};
+
+/* One run of the set of @n tasks. */
+static struct gfb gfb_run(struct task *ts, int n)
 {
-	int64_t worst = 0;
+	struct gfb g = { 0 };
 	int i;
 
 	for (i = 0; i < n; i++) {
 		ts[i].jobs = ts[i].misses = ts[i].failed = 0;
 		ts[i].used = ts[i].worst_late = 0;
+		ts[i].stalls = (struct stalls){ 0 };
 	}
 	run(ts, n, now_ns() + 200 * MS, 2000 * MS);
-	*jobs = *misses = 0;
 	for (i = 0; i < n; i++) {
-		*jobs += ts[i].jobs;
-		*misses += ts[i].misses;
-		if (ts[i].worst_late > worst)
-			worst = ts[i].worst_late;
+		g.jobs += ts[i].jobs;
+		g.misses += ts[i].misses;
+		if (ts[i].worst_late > g.worst)
+			g.worst = ts[i].worst_late;
+		g.used += ts[i].used;
+		g.stalls.total += ts[i].stalls.total;
+		if (ts[i].stalls.longest > g.stalls.longest)
+			g.stalls.longest = ts[i].stalls.longest;
 	}
-	return worst;
+	return g;
 }
 
 /*
@@ -355,16 +372,22 @@ static int64_t gfb_run(struct task *ts, int n, int *jobs, int *misses)
  *
  * The vCPUs are host threads, and a host that keeps one from running for
  * a while makes a run's jobs late together (73 of 356 late by up to 62
- * ms, in about one boot of six on either kernel; in one boot three runs
- * in a row, 6.8 s).  So a run over the bound is made again a second
- * later, up to GFB_RUNS runs, each reported: a scheduler that breaks the
- * bound breaks it in every run.
+ * ms, in about one boot of six on either kernel; with two busy loops on
+ * a two-core host, 44% to 88% of the jobs late by up to 567 ms, in every
+ * run).  So the tasks measure the host's stalls as they work
+ * (spin_cpu_stalls()), and a run that lost more than GFB_STALL_PCT of
+ * its work to them is reported and not counted (on a quiet host, 1% to
+ * 4%; with the two loops, 47% to 65%).  A counted run over the bound is
+ * made again a second later: a scheduler that breaks the bound breaks it
+ * in each of GFB_RUNS counted runs.  When GFB_TRIES runs leave too few
+ * counted, the host did not let the test measure: it skips, saying so.
  */
 static void gfb_feasible_set(void)
 {
 	struct task *ts = shared_tasks(MAX_TASKS);
-	int m = ncpus(), n = 2 * m + 1, i, r, jobs, misses;
+	int m = ncpus(), n = 2 * m + 1, i, r, counted = 0;
 	int64_t worst = 0, bound;
+	struct gfb g;
 	double umax = 0.3, u = 0;
 
 	need_smp();
@@ -382,22 +405,35 @@ static void gfb_feasible_set(void)
 	REQUIRE(u <= m - (m - 1) * umax, "the set is not GFB-feasible");
 	/* Devi-Anderson with all budgets at most 0.3 * 50 ms. */
 	bound = (int64_t)((m - 1) * 15 * MS / (m - (m - 2) * umax)) + 15 * MS;
-	for (r = 1; r <= GFB_RUNS; r++) {
-		worst = gfb_run(ts, n, &jobs, &misses);
-		tap_diag("run %d: %d jobs, %d missed (%.2f%%), worst tardiness %.3f ms, bound %.3f ms + 20 ms",
-			 r, jobs, misses, 100.0 * misses / (jobs ? jobs : 1),
-			 worst / 1e6, bound / 1e6);
-		CHECK(jobs > 0, "no jobs ran");
+	for (r = 1; r <= GFB_TRIES && counted < GFB_RUNS; r++) {
+		if (r > 1)
+			sleep(1);
+		g = gfb_run(ts, n);
+		tap_diag("run %d: %d jobs, %d missed (%.2f%%), worst tardiness %.3f ms, bound %.3f ms + 20 ms; host stalls %.1f ms of %.1f ms of work, the longest %.1f ms",
+			 r, g.jobs, g.misses,
+			 100.0 * g.misses / (g.jobs ? g.jobs : 1),
+			 g.worst / 1e6, bound / 1e6, g.stalls.total / 1e6,
+			 g.used / 1e6, g.stalls.longest / 1e6);
+		REQUIRE(g.jobs > 0, "no jobs ran");
 		if (getenv("DLK_HOST_CPUS") && m > atoi(getenv("DLK_HOST_CPUS")))
 			SKIP("figures only: %d vCPUs share %s host cores, so they do not all run at once",
 			     m, getenv("DLK_HOST_CPUS"));
+		if (g.stalls.total * 100 > g.used * GFB_STALL_PCT) {
+			tap_diag("run %d not counted: host stalls took over %d%% of the work",
+				 r, GFB_STALL_PCT);
+			continue;
+		}
+		counted++;
+		worst = g.worst;
 		if (worst <= bound + 20 * MS)
-			break;
-		if (r < GFB_RUNS)
-			sleep(1);
+			return;
 	}
-	CHECK(worst <= bound + 20 * MS, "tardiness %.3f ms over the bound in %d runs",
-	      worst / 1e6, GFB_RUNS);
+	if (counted < GFB_RUNS)
+		SKIP("the host kept the vCPUs from running: %d of %d runs lost over %d%% of their work to it",
+		     r - 1 - counted, r - 1, GFB_STALL_PCT);
+	CHECK(worst <= bound + 20 * MS,
+	      "tardiness %.3f ms over the bound in each of %d counted runs",
+	      worst / 1e6, counted);
 }
 
 int main(void)

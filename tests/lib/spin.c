@@ -29,6 +29,22 @@ void spin_cpu(int64_t ns)
 		;
 }
 
+void spin_cpu_stalls(int64_t ns, struct stalls *st)
+{
+	int64_t c = cpu_ns(), end = c + ns;
+
+	while (c < end) {
+		int64_t next = cpu_ns();
+
+		if (next - c >= STALL_NS) {
+			st->total += next - c;
+			if (next - c > st->longest)
+				st->longest = next - c;
+		}
+		c = next;
+	}
+}
+
 struct run spin_until_gap(int64_t limit)
 {
 	int64_t c0 = cpu_ns(), t0 = now_ns(), last = t0, c_last = c0;

@@ -18,6 +18,25 @@ int64_t cpu_ns(void);
 /* Spins until the thread has used @ns more CPU time. */
 void spin_cpu(int64_t ns);
 
+/* A step of the spin's loop charged this much CPU time was a stall. */
+#define STALL_NS 1000000
+
+/*
+ * Host stalls seen while spinning: CPU time the kernel charged to the
+ * thread while it executed nothing.  One look at the clocks takes
+ * microseconds, so a step between two looks charged STALL_NS or more was
+ * the vCPU kept from running by the host (or a long interrupt, which the
+ * kernel charges to the thread it interrupted), never the scheduler: a
+ * thread the scheduler does not run is not charged.
+ */
+struct stalls {
+	int64_t total;		/* CPU time charged in stalls */
+	int64_t longest;	/* the longest stall */
+};
+
+/* spin_cpu(), adding the stalls it sees to @st. */
+void spin_cpu_stalls(int64_t ns, struct stalls *st);
+
 /* Shortest stretch of wall time, not running, taken for a throttle. */
 #define GAP_NS 200000
 

@@ -88,6 +88,7 @@ struct slot {
 	int kind;
 	int is_dl;		/* admitted */
 	unsigned long jobs;	/* progress: jobs done, or spin slices */
+	int exiting;		/* past its last look at the quiesce */
 	unsigned int gen;	/* how many workers this slot has had */
 };
 
@@ -163,6 +164,9 @@ struct results {
 	long long tasks_bw;	/* what the live tasks hold, quiesced */
 	long long servers_bw;	/* the fair servers' share */
 	int live, dl_live;	/* workers alive, admitted, when quiesced */
+	int exits_left;		/* still exiting when the wait for them ended */
+	long exit_ms;		/* how long that wait was */
+	long quiet_ms;		/* till the total was the tasks', or -1 */
 	int starved;		/* admitted workers that did no job */
 	pid_t starved_pid[8];
 	int unreaped;		/* not reaped in time after SIGKILL */
@@ -389,6 +393,23 @@ static void count_setattr(long r, enum counter ok, enum counter busy,
 		count_set(r, ok, busy, err);
 }
 
+/*
+ * A worker about to exit says so, then looks at the quiesce once more:
+ * either it sees it and stays (-1), or the controller, which raises the
+ * quiesce before it looks at the workers, sees it exiting and waits for
+ * it (wait_exits()).  A worker of tiny bandwidth can take seconds to
+ * exit on a debug kernel; counted as live while the kernel has already
+ * given its bandwidth back, it made the totals look short.
+ */
+static int leave_unless_quiesced(struct slot *s)
+{
+	__atomic_store_n(&s->exiting, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&sh->quiesce, __ATOMIC_SEQ_CST))
+		return 0;
+	__atomic_store_n(&s->exiting, 0, __ATOMIC_SEQ_CST);
+	return -1;
+}
+
 static void __attribute__((noreturn)) worker(int i, int ncpus)
 {
 	struct slot *s = &sh->slot[i];
@@ -432,7 +453,7 @@ static void __attribute__((noreturn)) worker(int i, int ncpus)
 		if (quiescing())
 			continue;
 		t = now_ns();
-		if (die_at && t > die_at) {
+		if (die_at && t > die_at && !leave_unless_quiesced(s)) {
 			count(C_EXITED);
 			_exit(0);
 		}
@@ -474,6 +495,7 @@ static void spawn(int i)
 	beat();
 	s->gen++;
 	s->is_dl = 0;
+	s->exiting = 0;
 	s->jobs = 0;
 	if (i < hogs())
 		s->kind = K_HOG;
@@ -871,6 +893,29 @@ static long wait_totals(const long long *want, long long *got, long ms)
 	return -1;
 }
 
+/*
+ * Reaps, until no worker that had said it was exiting is left (up to
+ * @ms); how many are left.  How long it took goes into res.exit_ms.
+ */
+static int wait_exits(long ms)
+{
+	long t0 = now_ms();
+	int i, left;
+
+	for (;;) {
+		reap(0);
+		left = 0;
+		for (i = 0; i < ntasks; i++)
+			if (sh->slot[i].pid &&
+			    __atomic_load_n(&sh->slot[i].exiting, __ATOMIC_SEQ_CST))
+				left++;
+		res.exit_ms = now_ms() - t0;
+		if (!left || res.exit_ms >= ms)
+			return left;
+		sleep_ms(50);
+	}
+}
+
 /* Waits until the totals stop changing for 500 ms (up to @ms). */
 static void wait_stable(long long *got, long ms)
 {
@@ -1242,6 +1287,63 @@ static void show_pools(void)
 	fclose(f);
 }
 
+/*
+ * A worker that did no job: its state and CPU (/proc/PID/stat), and the
+ * scheduler's view of it (/proc/PID/sched: its deadline entity, CPU time
+ * and switches), against CPU 0's runqueue clock.  Shown twice, a second
+ * apart, to tell a task that runs without progress from one that waits.
+ */
+static void show_starved(pid_t pid)
+{
+	static const char *const field[] = {
+		"se.sum_exec_runtime", "nr_switches", "dl.runtime",
+		"dl.deadline", "policy",
+	};
+	char path[64], stat[512] = "", *rp;
+	long long v[5];
+	unsigned int i;
+	FILE *f;
+	int cpu = -1;
+	char st = '?';
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(stat, sizeof(stat), f))
+			stat[0] = 0;
+		fclose(f);
+	}
+	rp = strrchr(stat, ')');
+	if (rp)
+		sscanf(rp + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		       "%*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %*d %*u %*u "
+		       "%*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*d %d",
+		       &st, &cpu);
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
+		if (proc_field(path, field[i], &v[i]))
+			v[i] = -1;
+	tap_diag("  worker %d: %c on CPU %d, policy %lld, ran %lld ns in %lld switches, dl.runtime %lld, dl.deadline clock%+lld ns",
+		 pid, st, cpu, v[4], v[0], v[1], v[2], v[3] - rq_clock_ns());
+}
+
+/* The totals and the tasks' tally again, to see whether they moved. */
+static void show_totals(const char *when)
+{
+	long long tot[MAX_CPUS], b, quiet_bw = res.tasks_bw;
+	int cpu, live = res.live, dl_live = res.dl_live;
+
+	if (snapshot(tot, &b))
+		return;
+	tally_tasks();
+	for (cpu = 0; cpu < ncpu_all; cpu++)
+		tap_diag("%s: CPU %d total_bw %lld, the tasks hold %lld",
+			 when, cpu, tot[cpu], res.tasks_bw);
+	res.tasks_bw = quiet_bw;
+	res.live = live;
+	res.dl_live = dl_live;
+}
+
 /* Each admitted worker must get through a job in @ms. */
 static void check_progress(long ms)
 {
@@ -1262,6 +1364,12 @@ static void check_progress(long ms)
 		tap_diag("worker %d (%s) did no job in %ld ms", s->pid,
 			 kind_name[s->kind], ms);
 	}
+	for (i = 0; i < res.starved && i < 8; i++)
+		show_starved(res.starved_pid[i]);
+	if (res.starved)
+		sleep_ms(1000);
+	for (i = 0; i < res.starved && i < 8; i++)
+		show_starved(res.starved_pid[i]);
 }
 
 static void print_figures(void)
@@ -1300,7 +1408,7 @@ static int load_results(void)
 static void stress_run(void)
 {
 	pthread_t th[3];
-	long long b, after_fresh[MAX_CPUS];
+	long long b, after_fresh[MAX_CPUS], want[MAX_CPUS];
 	struct sched_param sp;
 	long t0, tw, limit, wait, shown;
 	int i, cpu;
@@ -1367,35 +1475,50 @@ static void stress_run(void)
 
 	/*
 	 * Quiesce: no more exits, changes, hotplug or cgroup ops.  Workers
-	 * still exiting go; every 0-lag time passes (periods are 100 ms at
-	 * most: a debt on a slow kernel adds some).
+	 * still exiting go (leave_unless_quiesced()); then every 0-lag time
+	 * passes, the departed tasks' bandwidth comes back, and the total
+	 * is what the live ones hold (periods are 100 ms at most: a debt
+	 * on a slow kernel adds some).
 	 */
-	__atomic_store_n(&sh->quiesce, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&sh->quiesce, 1, __ATOMIC_SEQ_CST);
 	for (i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
-	for (t0 = now_ms(); now_ms() - t0 < 2000; sleep_ms(50))
-		reap(0);
+	res.exits_left = wait_exits(is_debug() ? 120000 : 60000);
 	for (i = 0; i < NPART; i++)
 		if (part[i].exists)
 			part_remove(i);
 	all_cpus_online();
 	REQUIRE(fresh_root_domain() == 0, "rebuilding the root domain");
 	reap(0);
-	wait_stable(res.quiet, is_debug() ? 10000 : 5000);
 	tally_tasks();
+	for (cpu = 0; cpu < ncpu_all; cpu++)
+		want[cpu] = res.tasks_bw + res.servers_bw;
+	res.quiet_ms = wait_totals(want, res.quiet, is_debug() ? 30000 : 15000);
 	memcpy(res.count, sh->count, sizeof(res.count));
 	memcpy(res.last_err, sh->last_err, sizeof(res.last_err));
 	print_figures();
 	tap_diag("quiesced: %d workers alive, %d admitted, holding %lld",
 		 res.live, res.dl_live, res.tasks_bw);
+	tap_diag("quiesced: %d workers still exiting, %ld ms after the quiesce",
+		 res.exits_left, res.exit_ms);
 	for (cpu = 0; cpu < ncpu_all; cpu++)
-		tap_diag("quiesced: CPU %d total_bw %lld", cpu, res.quiet[cpu]);
+		tap_diag("quiesced: CPU %d total_bw %lld%s", cpu, res.quiet[cpu],
+			 res.quiet_ms < 0 ? " (never the tasks' and servers')" : "");
+	if (res.quiet_ms < 0)
+		show_pools();
+	else
+		tap_diag("quiesced: the total was the tasks' and the servers' %ld ms after the rebuild",
+			 res.quiet_ms);
 	/*
 	 * A task that overran its budget waits out the debt at its own
 	 * bandwidth: a vCPU the host did not run for 100 ms, charged to a
 	 * 0.5% task, is 20 s.  Hence the generous bounds.
 	 */
 	check_progress(is_debug() ? 30000 : 10000);
+	if (res.starved) {
+		show_totals("after the wait");
+		show_pools();
+	}
 
 	/*
 	 * The end: every worker killed, reaped in time, its bandwidth back
@@ -1492,10 +1615,15 @@ static void accounting_matches_tasks(void)
 		      res.servers_bw, res.quiet[cpu] - want);
 }
 
-/* SIGKILL ends every worker in bounded time; nothing stays in D state. */
+/*
+ * A worker exiting at the quiesce is gone in bounded time, SIGKILL ends
+ * every other one in bounded time, and nothing stays in D state.
+ */
 static void every_task_reaped(void)
 {
 	need_results();
+	CHECK(!res.exits_left, "%d workers still exiting %ld ms after the quiesce",
+	      res.exits_left, res.exit_ms);
 	CHECK(!res.unreaped, "%d workers not reaped %ld ms after SIGKILL",
 	      res.unreaped, res.reap_ms);
 	CHECK(!res.stuck_d, "%d tasks in D state 2 s apart: %s", res.stuck_d,

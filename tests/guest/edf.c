@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +37,10 @@ struct task {
 	int hog;		/* spins forever instead of running jobs */
 	int jobs, misses, failed;
 	int64_t worst_resp, worst_late;
+	/* the job of the worst response: how it went */
+	int64_t worst_wake;	/* woken this long after its release */
+	int64_t worst_cpu;	/* CPU time from its wakeup to its end */
+	long worst_preempted;	/* involuntary switches in it */
 	int64_t end[4];		/* for the order tests: when each job ended */
 };
 
@@ -81,12 +86,23 @@ static void worker(struct task *t, int64_t start, int64_t stop)
 		_exit(0);
 	}
 	for (k = 0; (rel = start + k * t->p) + t->d <= stop; k++) {
+		struct rusage r0, r1;
+		int64_t woke, c0;
+
 		sleep_until(rel);
+		woke = now_ns();
+		c0 = cpu_ns();
+		getrusage(RUSAGE_SELF, &r0);
 		spin_cpu(t->c);
 		fin = now_ns();
 		t->jobs++;
-		if (fin - rel > t->worst_resp)
+		if (fin - rel > t->worst_resp) {
+			getrusage(RUSAGE_SELF, &r1);
 			t->worst_resp = fin - rel;
+			t->worst_wake = woke - rel;
+			t->worst_cpu = cpu_ns() - c0;
+			t->worst_preempted = r1.ru_nivcsw - r0.ru_nivcsw;
+		}
 		if (fin > rel + t->d) {
 			t->misses++;
 			if (fin - rel - t->d > t->worst_late)
@@ -115,10 +131,12 @@ static int run_set(struct task *ts, int n, int64_t len, int *jobs)
 	for (i = 0; i < n; i++) {
 		struct task *t = &ts[i];
 
-		tap_diag("task %d: %.3f/%.3f/%.3f ms work %.3f%s: %d jobs, %d missed, worst response %.3f ms, late %.3f ms",
+		tap_diag("task %d: %.3f/%.3f/%.3f ms work %.3f%s: %d jobs, %d missed, worst response %.3f ms (woken after %.3f ms, %.3f ms of CPU, preempted %ld times), late %.3f ms",
 			 i, t->q / 1e6, t->d / 1e6, t->p / 1e6, t->c / 1e6,
 			 t->hog ? " (hog)" : "", t->jobs, t->misses,
-			 t->worst_resp / 1e6, t->worst_late / 1e6);
+			 t->worst_resp / 1e6, t->worst_wake / 1e6,
+			 t->worst_cpu / 1e6, t->worst_preempted,
+			 t->worst_late / 1e6);
 		CHECK(!t->failed, "task %d not admitted: %s", i,
 		      strerror(t->failed));
 		if (!t->hog) {

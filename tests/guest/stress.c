@@ -1323,7 +1323,7 @@ static void show_starved(pid_t pid)
 	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
 		if (proc_field(path, field[i], &v[i]))
 			v[i] = -1;
-	tap_diag("  worker %d: %c on CPU %d, policy %lld, ran %lld ns in %lld switches, dl.runtime %lld, dl.deadline clock%+lld ns",
+	tap_diag("  worker %d: %c on CPU %d, policy %lld, ran %lld ms in %lld switches, dl.runtime %lld, dl.deadline clock%+lld ns",
 		 pid, st, cpu, v[4], v[0], v[1], v[2], v[3] - rq_clock_ns());
 }
 

@@ -1167,31 +1167,35 @@ static void watchdog_stop(void)
 	watchdog_pid = 0;
 }
 
-/* What the live workers hold, from the kernel's own view of them. */
-static void tally_tasks(void)
+/*
+ * What the live workers hold, from the kernel's own view of them; how
+ * many are alive and how many of those admitted in *@live and *@dl_live.
+ */
+static long long tally_tasks(int *live, int *dl_live)
 {
+	long long bw = 0;
 	struct dl_attr a;
 	int i;
 
-	res.tasks_bw = 0;
-	res.live = res.dl_live = 0;
+	*live = *dl_live = 0;
 	for (i = 0; i < ntasks; i++) {
 		pid_t pid = sh->slot[i].pid;
 
 		if (!pid)
 			continue;
-		res.live++;
+		(*live)++;
 		memset(&a, 0, sizeof(a));
 		if (dl_getattr(pid, &a, sizeof(a), 0) ||
 		    a.sched_policy != SCHED_DEADLINE)
 			continue;
-		res.dl_live++;
-		res.tasks_bw += bw_of(a.sched_runtime, a.sched_period);
+		(*dl_live)++;
+		bw += bw_of(a.sched_runtime, a.sched_period);
 	}
 	memset(&a, 0, sizeof(a));
 	if (watchdog_pid > 0 && !dl_getattr(watchdog_pid, &a, sizeof(a), 0) &&
 	    a.sched_policy == SCHED_DEADLINE)
-		res.tasks_bw += bw_of(a.sched_runtime, a.sched_period);
+		bw += bw_of(a.sched_runtime, a.sched_period);
+	return bw;
 }
 
 /* A "name : value" line's value from @path, or -1 if it has none. */
@@ -1330,18 +1334,15 @@ static void show_starved(pid_t pid)
 /* The totals and the tasks' tally again, to see whether they moved. */
 static void show_totals(const char *when)
 {
-	long long tot[MAX_CPUS], b, quiet_bw = res.tasks_bw;
-	int cpu, live = res.live, dl_live = res.dl_live;
+	long long tot[MAX_CPUS], b, bw;
+	int cpu, live, dl_live;
 
 	if (snapshot(tot, &b))
 		return;
-	tally_tasks();
+	bw = tally_tasks(&live, &dl_live);
 	for (cpu = 0; cpu < ncpu_all; cpu++)
 		tap_diag("%s: CPU %d total_bw %lld, the tasks hold %lld",
-			 when, cpu, tot[cpu], res.tasks_bw);
-	res.tasks_bw = quiet_bw;
-	res.live = live;
-	res.dl_live = dl_live;
+			 when, cpu, tot[cpu], bw);
 }
 
 /* Each admitted worker must get through a job in @ms. */
@@ -1490,7 +1491,7 @@ static void stress_run(void)
 	all_cpus_online();
 	REQUIRE(fresh_root_domain() == 0, "rebuilding the root domain");
 	reap(0);
-	tally_tasks();
+	res.tasks_bw = tally_tasks(&res.live, &res.dl_live);
 	for (cpu = 0; cpu < ncpu_all; cpu++)
 		want[cpu] = res.tasks_bw + res.servers_bw;
 	res.quiet_ms = wait_totals(want, res.quiet, is_debug() ? 30000 : 15000);

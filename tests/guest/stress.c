@@ -224,13 +224,6 @@ static long now_ms(void)
 	return (long)(now_ns() / MS);
 }
 
-static int is_debug(void)
-{
-	const char *d = getenv("DLK_DEBUG");
-
-	return d && !strcmp(d, "1");
-}
-
 static int ncpus_conf(void)
 {
 	int n = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -1484,7 +1477,7 @@ static void stress_run(void)
 	__atomic_store_n(&sh->quiesce, 1, __ATOMIC_SEQ_CST);
 	for (i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
-	res.exits_left = wait_exits(is_debug() ? 120000 : 60000);
+	res.exits_left = wait_exits(tap_debug_kernel() ? 120000 : 60000);
 	for (i = 0; i < NPART; i++)
 		if (part[i].exists)
 			part_remove(i);
@@ -1494,7 +1487,8 @@ static void stress_run(void)
 	res.tasks_bw = tally_tasks(&res.live, &res.dl_live);
 	for (cpu = 0; cpu < ncpu_all; cpu++)
 		want[cpu] = res.tasks_bw + res.servers_bw;
-	res.quiet_ms = wait_totals(want, res.quiet, is_debug() ? 30000 : 15000);
+	res.quiet_ms = wait_totals(want, res.quiet,
+				   tap_debug_kernel() ? 30000 : 15000);
 	memcpy(res.count, sh->count, sizeof(res.count));
 	memcpy(res.last_err, sh->last_err, sizeof(res.last_err));
 	print_figures();
@@ -1515,7 +1509,7 @@ static void stress_run(void)
 	 * bandwidth: a vCPU the host did not run for 100 ms, charged to a
 	 * 0.5% task, is 20 s.  Hence the generous bounds.
 	 */
-	check_progress(is_debug() ? 30000 : 10000);
+	check_progress(tap_debug_kernel() ? 30000 : 10000);
 	if (res.starved) {
 		show_totals("after the wait");
 		show_pools();
@@ -1526,14 +1520,14 @@ static void stress_run(void)
 	 * by the latest 0-lag time (with a margin for the exits' own
 	 * running), up to 5 minutes.
 	 */
-	limit = is_debug() ? 120000 : 60000;
+	limit = tap_debug_kernel() ? 120000 : 60000;
 	res.horizon_ms = zero_lag_horizon_ms();
 	tap_diag("the latest 0-lag time is %ld ms away", res.horizon_ms);
 	watchdog_stop();
 	res.unreaped = kill_all(limit);
 	tap_diag("%d workers not reaped %ld ms after SIGKILL", res.unreaped,
 		 res.reap_ms);
-	wait = (is_debug() ? 10000 : 5000) +
+	wait = (tap_debug_kernel() ? 10000 : 5000) +
 	       (res.horizon_ms > res.reap_ms ? res.horizon_ms - res.reap_ms : 0);
 	tw = wait_totals(res.before, res.after, wait < 300000 ? wait : 300000);
 	res.zero_lag_ms = tw;

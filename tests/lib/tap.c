@@ -88,11 +88,16 @@ void tap_skip_now(const char *fmt, ...)
 	exit(TAP_SKIP);
 }
 
-void tap_skip_on_debug_kernel(void)
+bool tap_debug_kernel(void)
 {
 	const char *d = getenv("DLK_DEBUG");
 
-	if (d && !strcmp(d, "1"))
+	return d && !strcmp(d, "1");
+}
+
+void tap_skip_on_debug_kernel(void)
+{
+	if (tap_debug_kernel())
 		tap_skip_now("timing is not asserted on a debug kernel: KASAN "
 			     "and lockdep make every path several times slower");
 }

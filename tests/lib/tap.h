@@ -42,10 +42,12 @@ void tap_skip_now(const char *fmt, ...)
 	} while (0)
 #define SKIP(...) tap_skip_now(__VA_ARGS__)
 
+/* Whether this is a debug kernel (DLK_DEBUG=1, on the command line). */
+bool tap_debug_kernel(void);
+
 /*
- * Skips the running test on a debug kernel (DLK_DEBUG=1, from the guest's
- * command line): its timing assertions do not hold there, for either
- * implementation.
+ * Skips the running test on a debug kernel: its timing assertions do not
+ * hold there, for either implementation.
  */
 void tap_skip_on_debug_kernel(void);
 

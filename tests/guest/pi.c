@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,6 +178,88 @@ static void no_reclaim_without_flag(void)
 	CHECK(s >= 0.095 && s <= 0.105, "share %.3f, want 0.100", s);
 }
 
+/* What the two tasks of the test below tell their parent. */
+struct sleeper_reclaim {
+	long blocks;		/* the sleeper's naps */
+	double share;		/* the spinner's, while the sleeper sleeps long */
+};
+
+/*
+ * The sleeper, 3/10 ms: 30 periods of 1 ms of work, a nap of 100 us and
+ * 1 ms more, then asleep for 1.5 s.  Each nap blocks it before its 0-lag
+ * time, and the next block comes before that time but with a later one.
+ */
+static void sleeper(struct sleeper_reclaim *sr, int64_t start)
+{
+	struct timespec nap = { 0, 100 * 1000 };
+	int i;
+
+	if (dl_become(3 * MS, 10 * MS, 10 * MS, 0))
+		_exit(1);
+	for (i = 0; i < 30; i++) {
+		sleep_until(start + i * 10 * MS);
+		spin_cpu(MS);
+		nanosleep(&nap, NULL);
+		spin_cpu(MS);
+		sr->blocks++;
+	}
+	sleep_until(start + 1800 * MS);
+	_exit(0);
+}
+
+/*
+ * GRUB hands a sleeping task's bandwidth to the reclaiming ones from its
+ * 0-lag time on, however it blocked and woke before: its last block must
+ * still leave the active bandwidth when that time comes.  (Ours leaves
+ * the inactive timer queued across a wakeup; it must then follow the
+ * 0-lag time of the last block.)  Counted active, the sleeper would leave
+ * the spinner 0.3 / (0.3 + 0.3) of the limit.  The spinner's period is
+ * long so that the sleeper's earlier deadlines run it at once.
+ */
+static void reclaim_after_sleeper_blocked_often(void)
+{
+	struct sleeper_reclaim *sr;
+	int64_t start, t0, c0;
+	pid_t sl, sp;
+	int st;
+
+	need_one_cpu();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	sr = mmap(NULL, sizeof(*sr), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(sr != MAP_FAILED, "mmap: %s", strerror(errno));
+	sr->share = -1;
+	start = now_ns() + 50 * MS;
+	sl = fork();
+	REQUIRE(sl >= 0, "fork: %s", strerror(errno));
+	if (sl == 0)
+		sleeper(sr, start);
+	sp = fork();
+	REQUIRE(sp >= 0, "fork: %s", strerror(errno));
+	if (sp == 0) {
+		if (dl_become(30 * MS, 100 * MS, 100 * MS, DL_FLAG_RECLAIM))
+			_exit(1);
+		while (now_ns() < start + 400 * MS)
+			;
+		t0 = now_ns();
+		c0 = cpu_ns();
+		while (now_ns() < start + 1700 * MS)
+			;
+		sr->share = (double)(cpu_ns() - c0) / (double)(now_ns() - t0);
+		_exit(0);
+	}
+	waitpid(sp, &st, 0);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "the spinner not admitted");
+	waitpid(sl, &st, 0);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "the sleeper not admitted");
+	tap_diag("%ld naps, then the spinner's share %.3f", sr->blocks,
+		 sr->share);
+	CHECK(sr->blocks == 30, "%ld naps of 30", sr->blocks);
+	CHECK(sr->share >= 0.80, "share %.3f, want close to the 0.95 limit",
+	      sr->share);
+	munmap(sr, sizeof(*sr));
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -184,6 +267,7 @@ int main(void)
 		TAP_TEST(plain_mutex_inverts),
 		TAP_TEST(reclaim_uses_idle_bandwidth),
 		TAP_TEST(no_reclaim_without_flag),
+		TAP_TEST(reclaim_after_sleeper_blocked_often),
 		{ NULL, NULL }
 	};
 

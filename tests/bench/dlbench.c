@@ -117,12 +117,17 @@ static void sleep_until(int64_t t)
 static void become_dl(int64_t runtime, int64_t deadline, int64_t period)
 {
 	int64_t end = now_ns() + 2000 * MS;
+	long long bw = -1, total = -1;
+	int e;
 
 	while (dl_become(runtime, deadline, period, 0)) {
-		if (errno != EBUSY || now_ns() > end)
-			die("sched_setattr(%lld/%lld/%lld ns): %s",
+		e = errno;
+		if (e != EBUSY || now_ns() > end) {
+			dl_bw_of_cpu(0, &bw, &total);
+			die("sched_setattr(%lld/%lld/%lld ns): %s (CPU 0's root domain: total_bw %lld, bw %lld per CPU)",
 			    (long long)runtime, (long long)deadline,
-			    (long long)period, strerror(errno));
+			    (long long)period, strerror(e), total, bw);
+		}
 		sleep_until(now_ns() + 10 * MS);
 	}
 }

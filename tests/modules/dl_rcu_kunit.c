@@ -267,9 +267,9 @@ static void grace_period_not_held_by_budget(struct kunit *test)
 
 /*
  * However the task gets out of the section, its overrun is repaid: the
- * charge after the one that ran the budget out throttles it, until the
- * deadline it has, and its deadline moves on by a period for each budget
- * the debt takes.
+ * first charge out of the section throttles it, until the deadline it
+ * has, and its deadline moves on by a period for each budget the debt
+ * takes.
  */
 static void overrun_in_reader_is_repaid(struct kunit *test)
 {
@@ -298,8 +298,10 @@ static void overrun_in_reader_is_repaid(struct kunit *test)
 }
 
 /*
- * Only the charge that runs the budget out is deferred: a task that stays
- * inside a reader is throttled there at the next one.
+ * The throttle waits for a tick of debt at most: a task that stays inside
+ * a reader is throttled there, once its debt is a tick.  A tick charges a
+ * tick; the first charge in debt may leave less, so two charges at most
+ * are seen in debt (the classic class: none).
  */
 static void long_reader_still_throttled(struct kunit *test)
 {
@@ -308,7 +310,7 @@ static void long_reader_still_throttled(struct kunit *test)
 
 	r = run_reader(test, READER_LONG, &gp);
 	KUNIT_EXPECT_TRUE(test, r->inside.throttled);
-	KUNIT_EXPECT_LE(test, r->inside.charges_in_debt, 1);
+	KUNIT_EXPECT_LE(test, r->inside.charges_in_debt, 2);
 }
 
 static struct kunit_case dl_rcu_cases[] = {

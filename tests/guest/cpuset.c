@@ -498,7 +498,7 @@ static int64_t offline_alone(const char *path)
  * Within the limit the tasks still take Umax of CPU 0, the fair server
  * included: below the class, the offline's work gets the rest.  At the
  * usual 0.95 that was 1.5 to 7.4 s on a debug kernel (70 ms alone); at
- * 0.8 it is 0.2 to 1.1 s, and 0.06 s without debugging.  The spinners
+ * 0.8 it is 0.2 to 1.1 s, and 0.06 to 0.1 s without debugging.  The spinners
  * live longer on a debug kernel all the same.
  */
 #define RECLAIM_RUNTIME 800000

@@ -69,6 +69,12 @@ append="$append dlk.debug=$DEBUG"
 # moved the clock to the HPET, whose every read is an emulated MMIO
 # access: gedf's tasks then lost 15% to 25% of their work to stalls.
 append="$append tsc=reliable"
+# A guest that does not finish in time gets an NMI from the monitor
+# (where_hung below): it then panics and prints every task's state and
+# stack, the locks held and each CPU's backtrace before it is killed
+# (a log buffer that holds them all: the panic prints faster than the
+# console).
+append="$append unknown_nmi_panic=1 panic_print=0x49 log_buf_len=8M"
 [ -n "$ICOUNT" ] && append="$append dlk.icount=$ICOUNT"
 [ -n "${SUITES:-}" ] && append="$append dlk.suites=$SUITES"
 [ -n "${KARGS:-}" ] && append="$append $KARGS"
@@ -116,11 +122,21 @@ cat "$LOGDIR/mon.out" >"$LOGDIR/monitor.log" &
 reader=$!
 
 # where_hung: each vCPU's instruction pointer, three times a second
-# apart, named from the kernel's System.map (kernel addresses only).
+# apart, named from the kernel's System.map (kernel addresses only);
+# then an NMI, and the guest's own account of its tasks (see above) in
+# console.log, waited for until the console is quiet for 5 s (up to 60).
 where_hung() {
 	for i in 1 2 3; do
 		echo 'info registers -a' >"$LOGDIR/mon.in"
 		sleep 1
+	done
+	echo nmi >"$LOGDIR/mon.in"
+	size=-1
+	for i in $(seq 12); do
+		sleep 5
+		now=$(wc -c <"$LOGDIR/console.log")
+		[ "$now" = "$size" ] && break
+		size=$now
 	done
 	map=$(dirname "$image")/../../../System.map
 	sed -n 's/^RIP=\([0-9a-f]*\) .*/\1/p' "$LOGDIR/monitor.log" |
@@ -147,8 +163,9 @@ qpid=$!
 	t=0
 	while kill -0 $qpid 2>/dev/null; do
 		if [ $t -ge "$TIMEOUT" ]; then
-			where_hung
+			# First: the NMI's panic ends QEMU.
 			: >"$LOGDIR/timed-out"
+			where_hung
 			kill $qpid 2>/dev/null
 			sleep 5
 			kill -9 $qpid 2>/dev/null
@@ -160,7 +177,13 @@ qpid=$!
 ) &
 clock=$!
 wait $qpid || rc=$?
-kill $clock 2>/dev/null || true
+# A guest that timed out has ended in its panic: the clock is writing
+# hang.log.
+if [ -f "$LOGDIR/timed-out" ]; then
+	wait $clock || true
+else
+	kill $clock 2>/dev/null || true
+fi
 [ -z "$watcher" ] || kill "$watcher" 2>/dev/null || true
 kill "$reader" 2>/dev/null || true
 if [ -f "$LOGDIR/timed-out" ]; then

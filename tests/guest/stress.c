@@ -44,6 +44,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,6 +70,14 @@
 #define CG "/sys/fs/cgroup"
 #define RESULTS "/tmp/stress.results"
 #define CPU_ONLINE "/sys/devices/system/cpu/cpu%d/online"
+/*
+ * sched_rt_runtime_us for the run, below the default 950000.  It is the
+ * utilization that reclaiming (GRUB) tasks may take of a CPU: at 0.95,
+ * reclaimers and the fair server took all of a crowded CPU between them,
+ * and the real-time controller and RCU's kthread starved for 26 s on
+ * the classic kernel (an RCU stall).  0.8 leaves them room.
+ */
+#define RT_RUNTIME_HOME 800000
 
 /* ---- options ---- */
 
@@ -133,6 +143,7 @@ struct shared {
 };
 
 static struct shared *sh;
+static int sh_fd = -1;		/* its memory, which the workers map too */
 
 static void count(enum counter c)
 {
@@ -208,12 +219,16 @@ static pid_t controller;	/* the process that runs the stress */
 
 static void beat(void);
 
-/* Sleeps @ms; in the controller, a heartbeat for the watchdog too. */
+/*
+ * Sleeps @ms; in the controller's main thread, a heartbeat for the
+ * watchdog too (its other threads sleep here as well, and must not
+ * hide a main thread that is stuck).
+ */
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
-	if (getpid() == controller)
+	if ((pid_t)syscall(SYS_gettid) == controller)
 		beat();
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -480,10 +495,27 @@ static int hogs(void)
 	return ncpu_all > 2 ? ncpu_all - 2 : 1;
 }
 
+/*
+ * A worker is a program of its own: this one run again with -w (see
+ * worker_main()), through posix_spawn(), which does not copy the
+ * controller's memory.  A forked worker shared the controller's anon_vma
+ * tree, and its exit took that tree's lock for write: a worker of 0.3%
+ * of a CPU, throttled with the lock held while it exited (it overruns
+ * by milliseconds on a debug kernel), held up every other exit and every
+ * fork of the controller, whose mmap lock held up its other threads in
+ * turn.  The run then made no headway for many minutes, on either
+ * kernel: a deadline task has no bandwidth inheritance for sleeping
+ * locks other than rt_mutex.
+ */
 static void spawn(int i)
 {
 	struct slot *s = &sh->slot[i];
+	char arg[4][24];
+	char *argv[] = { "stress", "-w", arg[0], "-f", arg[1], "-s", arg[2],
+			 "-n", arg[3], NULL };
+	extern char **environ;
 	pid_t pid;
+	int err;
 
 	beat();
 	s->gen++;
@@ -497,18 +529,31 @@ static void spawn(int i)
 	else
 		s->kind = (int)(rnd() % 100) < 50 ? K_SLEEP :
 			  (int)(rnd() % 100) < 60 ? K_YIELD : K_NAP;
+	snprintf(arg[0], sizeof(arg[0]), "%d", i);
+	snprintf(arg[1], sizeof(arg[1]), "%d", sh_fd);
+	snprintf(arg[2], sizeof(arg[2]), "%llu", seed);
+	snprintf(arg[3], sizeof(arg[3]), "%d", ntasks);
 	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		tap_diag("fork: %s", strerror(errno));
+	err = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ);
+	if (err) {
+		tap_diag("posix_spawn: %s", strerror(err));
 		return;
-	}
-	if (pid == 0) {
-		signal(SIGXCPU, SIG_IGN);
-		worker(i, ncpu_all);
 	}
 	__atomic_store_n(&s->pid, pid, __ATOMIC_RELEASE);
 	count(C_CREATED);
+}
+
+/* The worker of slot @i, in a process of its own; @fd is the shared memory. */
+static int worker_main(int i, int fd)
+{
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		  0);
+	if (sh == MAP_FAILED || i < 0 || i >= ntasks || i >= MAX_TASKS)
+		return 3;
+	close(fd);
+	ncpu_all = ncpus_conf();
+	signal(SIGXCPU, SIG_IGN);
+	worker(i, ncpu_all);
 }
 
 /* A live worker's pid, at random, or 0. */
@@ -771,13 +816,13 @@ static void sysctl_op(void)
 		r = sysctl_get("sched_rt_runtime_us") < 0;
 		break;
 	case 1:
-		r = sysctl_set("sched_rt_runtime_us", 950000);
+		r = sysctl_set("sched_rt_runtime_us", RT_RUNTIME_HOME);
 		break;
 	case 2:
 		/* Below what is held: EBUSY, or taken and given back. */
-		r = sysctl_set("sched_rt_runtime_us", between(300000, 900000));
+		r = sysctl_set("sched_rt_runtime_us", between(300000, 780000));
 		if (!r)
-			r = sysctl_set("sched_rt_runtime_us", 950000);
+			r = sysctl_set("sched_rt_runtime_us", RT_RUNTIME_HOME);
 		break;
 	case 3:
 		r = sysctl_set("sched_rt_period_us", 1000000);
@@ -797,8 +842,8 @@ static void *sysctl_thread(void *arg)
 		sysctl_op();
 		sleep_ms(between(500, 3000));
 	}
-	/* Whatever the last op left, the defaults again. */
-	if (sysctl_set("sched_rt_runtime_us", 950000))
+	/* Whatever the last op left, the run's value again. */
+	if (sysctl_set("sched_rt_runtime_us", RT_RUNTIME_HOME))
 		tap_diag("restoring sched_rt_runtime_us: %s", strerror(errno));
 	return NULL;
 }
@@ -1107,6 +1152,51 @@ static void show_tasks(void)
 	for_each_proc_stat(show_task, NULL);
 }
 
+/* Each line of @path, as diagnostics headed @what. */
+static void show_file(const char *what, const char *path)
+{
+	char line[160];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		tap_diag("watchdog: %s %.*s", what,
+			 (int)strcspn(line, "\n"), line);
+	fclose(f);
+}
+
+/*
+ * Where each of the controller's threads is: its state, the system call
+ * it is in and its kernel stack.
+ */
+static void show_controller(void)
+{
+	static const char *const file[] = { "stat", "syscall", "stack" };
+	char path[96], tid[32];
+	struct dirent *e;
+	unsigned int i;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", controller);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int t = atoi(e->d_name);
+
+		if (t <= 0)
+			continue;
+		snprintf(tid, sizeof(tid), "thread %d", t);
+		for (i = 0; i < sizeof(file) / sizeof(file[0]); i++) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/%s",
+				 controller, t, file[i]);
+			show_file(tid, path);
+		}
+	}
+	closedir(d);
+}
+
 /*
  * A deadline task of its own (a runaway one, or one reclaiming the
  * whole CPU, cannot starve it as it can the SCHED_FIFO controller) that
@@ -1141,6 +1231,7 @@ static void watchdog_start(void)
 			continue;
 		dumps++;
 		tap_diag("watchdog: no heartbeat for %ld ms", now_ms() - since);
+		show_controller();
 		show_tasks();
 		show_pools();
 		file_put("/proc/sysrq-trigger", "l");
@@ -1414,14 +1505,19 @@ static void stress_run(void)
 		SKIP("CPU hotplug needs 2 CPUs");
 	REQUIRE(ntasks >= ncpu_all && ntasks <= MAX_TASKS, "-n %d", ntasks);
 	unlink(RESULTS);
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh_fd = memfd_create("stress", 0);
+	REQUIRE(sh_fd >= 0 && !ftruncate(sh_fd, sizeof(*sh)),
+		"memfd: %s", strerror(errno));
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED,
+		  sh_fd, 0);
 	REQUIRE(sh != MAP_FAILED, "mmap: %s", strerror(errno));
 	memset(sh, 0, sizeof(*sh));
 
 	/* Before: all CPUs, no partition, a root domain built anew. */
 	all_cpus_online();
-	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	REQUIRE(dl_sysctl_known_state() == 0 &&
+		!sysctl_set("sched_rt_runtime_us", RT_RUNTIME_HOME),
+		"sysctls: %s", strerror(errno));
 	cgroups_setup();
 	REQUIRE(fresh_root_domain() == 0, "rebuilding the root domain");
 	/* Tasks of earlier suites may hold bandwidth until their 0-lag. */
@@ -1549,6 +1645,8 @@ static void stress_run(void)
 		tap_diag("rebuilt: CPU %d total_bw %lld after a sysctl read, "
 			 "%lld after a partition", cpu, res.rebuilt[cpu],
 			 after_fresh[cpu]);
+	if (sysctl_set("sched_rt_runtime_us", 950000))
+		tap_diag("restoring sched_rt_runtime_us: %s", strerror(errno));
 	res.done = 1;
 	save_results();
 }
@@ -1657,17 +1755,21 @@ int main(int argc, char **argv)
 		{ NULL, NULL }
 	};
 	const char *s = getenv("DLK_SEED");
-	int c;
+	int c, w = -1, fd = -1;
 
 	seed = s ? strtoull(s, NULL, 0) : (unsigned long long)time(NULL);
-	while ((c = getopt(argc, argv, "d:n:s:")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:s:w:f:")) != -1) {
 		switch (c) {
 		case 'd': duration_s = strtol(optarg, NULL, 0); break;
 		case 'n': ntasks = (int)strtol(optarg, NULL, 0); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'w': w = (int)strtol(optarg, NULL, 0); break;
+		case 'f': fd = (int)strtol(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (w >= 0)
+		return worker_main(w, fd);
 	return tap_run(tests);
 }

@@ -5,6 +5,7 @@
 #   make test     every test on both kernels; ends with "N passed, N failed"
 #   make boot     boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
 #   make bench    the component and SCHED_DEADLINE benchmarks, stock and ours [bench-dl]
+#   make prof-switch  the switch figure's guest time, function by function
 #   make fuzz     the differential fuzzer of the scheduling ABI, stock against ours
 #   make stress   deadline tasks, CPU hotplug and cpusets on the debug kernels
 #   make cover    compile the tree's component users against ours
@@ -61,7 +62,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/hos
 INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
-	bench-dl fuzz stress matrix dev-tree export clean distclean
+	bench-dl prof-switch fuzz stress matrix dev-tree export clean distclean
 
 all: help
 
@@ -149,6 +150,10 @@ bench: deps
 bench-dl: deps
 	@$(MAKE) --no-print-directory kernels initramfs $(OUT)/bench/bin/dlbench
 	@INITRD=$(INITRD) DLBENCH=$(OUT)/bench/bin/dlbench sh harness/bench-dl.sh
+
+prof-switch: deps
+	@$(MAKE) --no-print-directory kernels initramfs $(OUT)/bench/bin/dlbench
+	@INITRD=$(INITRD) DLBENCH=$(OUT)/bench/bin/dlbench sh harness/prof-switch.sh
 
 # The same seeded sequence of scheduling calls on both kernels (one vCPU
 # under -icount); the first divergence, shrunk.  harness/fuzz.sh.

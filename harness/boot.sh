@@ -7,7 +7,8 @@
 #   DEVICES=usb-hub: an xHCI controller with a USB hub (id hub1), and the
 #   QEMU monitor driven by the guest: a line "@@DLKHMP command" from the
 #   guest on ttyS1 is given to the monitor (for hot-unplug and plug).
-#   KARGS='...': more kernel command line.
+#   KARGS='...': more kernel command line.  QEMU_EXTRA='...': more QEMU
+#   options.
 #   LOGDIR=dir: receives console.log (ttyS0, the kernel's), guest.log
 #   (ttyS1, the programs' output), qemu.log and status.
 # Exit status: 124 when the guest did not finish in time (it is killed, the
@@ -89,6 +90,9 @@ set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \
 	-m "$mem" -smp "$SMP" -kernel "$image" -initrd "$LOGDIR/initrd.cpio" \
 	-append "$append"
 [ -n "$ICOUNT" ] && set -- "$@" -icount "shift=$ICOUNT,sleep=off"
+# More QEMU options, split at blanks (harness/prof.sh: a TCG plugin).
+# shellcheck disable=SC2086
+[ -n "${QEMU_EXTRA:-}" ] && set -- "$@" $QEMU_EXTRA
 
 if [ "$MODE" = shell ]; then
 	exec qemu-system-x86_64 "$@" -serial mon:stdio -serial "file:$LOGDIR/guest.log"

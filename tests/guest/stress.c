@@ -144,6 +144,7 @@ struct shared {
 
 static struct shared *sh;
 static int sh_fd = -1;		/* its memory, which the workers map too */
+static char self_path[256];	/* this program, which the workers run */
 
 static void count(enum counter c)
 {
@@ -534,7 +535,7 @@ static void spawn(int i)
 	snprintf(arg[2], sizeof(arg[2]), "%llu", seed);
 	snprintf(arg[3], sizeof(arg[3]), "%d", ntasks);
 	fflush(stdout);
-	err = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ);
+	err = posix_spawn(&pid, self_path, NULL, NULL, argv, environ);
 	if (err) {
 		tap_diag("posix_spawn: %s", strerror(err));
 		return;
@@ -1505,6 +1506,8 @@ static void stress_run(void)
 		SKIP("CPU hotplug needs 2 CPUs");
 	REQUIRE(ntasks >= ncpu_all && ntasks <= MAX_TASKS, "-n %d", ntasks);
 	unlink(RESULTS);
+	REQUIRE(readlink("/proc/self/exe", self_path, sizeof(self_path) - 1) > 0,
+		"/proc/self/exe: %s", strerror(errno));
 	sh_fd = memfd_create("stress", 0);
 	REQUIRE(sh_fd >= 0 && !ftruncate(sh_fd, sizeof(*sh)),
 		"memfd: %s", strerror(errno));

@@ -10,6 +10,8 @@
 # end cancel out.  It prints the instructions per switch in each
 # kernel's functions, those that differ first, and the totals.
 #   PROF_R1=10000 PROF_R2=30000 (rounds)  PROF_TOP=40 (lines)
+#   PROF_KERNELS="stock ours" (two builds; the second may be an
+#   experiment's, BUILD_NAME=exp in harness/build-kernel.sh)
 #   ICOUNT=4  INITRD=base initramfs  DLBENCH=the dlbench binary
 . "$(dirname "$0")/lib.sh"
 
@@ -37,7 +39,10 @@ per_symbol() {
 		END { for (s in tot) print s, tot[s] }' | LC_ALL=C sort
 }
 
-for k in stock ours; do
+set -- ${PROF_KERNELS:-stock ours}
+[ $# = 2 ] || die "PROF_KERNELS names two kernels"
+ka=$1 kb=$2
+for k in "$ka" "$kb"; do
 	map=$(dirname "$(kernel_image "$k" 0)")/../../../System.map
 	[ -f "$map" ] || die "no System.map for $k (make kernels)"
 	for r in "$r1" "$r2"; do
@@ -57,14 +62,14 @@ for k in stock ours; do
 		>"$out/$k.per-switch"
 done
 
-LC_ALL=C join -a1 -a2 -e 0 -o 0,1.2,2.2 "$out/stock.per-switch" "$out/ours.per-switch" |
+LC_ALL=C join -a1 -a2 -e 0 -o 0,1.2,2.2 "$out/$ka.per-switch" "$out/$kb.per-switch" |
 	awk -v top="$top" -v ns=$((1 << icount)) '
 	{ s += $2; o += $3; d = $3 - $2; if (d < 0) d = -d
 	  if ($2 >= 1 || $3 >= 1) printf "%.1f %s %.1f %.1f\n", d, $1, $2, $3 }
 	END { printf "TOTAL %.1f %.1f %d\n", s, o, ns > "/dev/stderr" }' \
 	2>"$out/total" | sort -rn | head -n "$top" >"$out/table"
 echo "instructions per switch (kernel text; an instruction is $((1 << icount)) ns of guest time)"
-printf '%-40s %10s %10s %10s\n' function stock ours ours-stock
+printf '%-40s %10s %10s %10s\n' function "$ka" "$kb" "$kb-$ka"
 awk '{ printf "%-40s %10.1f %10.1f %+10.1f\n", $2, $3, $4, $4 - $3 }' "$out/table"
 awk '{ printf "%-40s %10.1f %10.1f %+10.1f\n", "all kernel text", $2, $3,
 	 $3 - $2 }' "$out/total"

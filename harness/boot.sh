@@ -72,9 +72,8 @@ append="$append dlk.debug=$DEBUG"
 append="$append tsc=reliable"
 # A guest that does not finish in time gets an NMI from the monitor
 # (where_hung below): it then panics and prints every task's state and
-# stack, the locks held and each CPU's backtrace before it is killed
-# (a log buffer that holds them all: the panic prints faster than the
-# console).
+# kernel stack before it ends (a log buffer that holds them all: the
+# panic prints faster than the console).
 append="$append unknown_nmi_panic=1 panic_print=0x49 log_buf_len=8M"
 [ -n "$ICOUNT" ] && append="$append dlk.icount=$ICOUNT"
 [ -n "${SUITES:-}" ] && append="$append dlk.suites=$SUITES"
@@ -90,7 +89,7 @@ set -- -nodefaults -no-reboot -display none -accel tcg -cpu ${QCPU:-max} \
 	-m "$mem" -smp "$SMP" -kernel "$image" -initrd "$LOGDIR/initrd.cpio" \
 	-append "$append"
 [ -n "$ICOUNT" ] && set -- "$@" -icount "shift=$ICOUNT,sleep=off"
-# More QEMU options, split at blanks (harness/prof.sh: a TCG plugin).
+# More QEMU options, split at blanks (harness/prof-switch.sh: a TCG plugin).
 # shellcheck disable=SC2086
 [ -n "${QEMU_EXTRA:-}" ] && set -- "$@" $QEMU_EXTRA
 
@@ -124,6 +123,9 @@ esac
 # The monitor's answers go to monitor.log.
 cat "$LOGDIR/mon.out" >"$LOGDIR/monitor.log" &
 reader=$!
+# Our own requests go through fd 9, open read-write: opening the FIFO
+# for writing alone would block for ever once QEMU, its reader, is gone.
+exec 9<>"$LOGDIR/mon.in"
 
 # where_hung: each vCPU's instruction pointer, three times a second
 # apart, named from the kernel's System.map (kernel addresses only);
@@ -131,10 +133,10 @@ reader=$!
 # console.log, waited for until the console is quiet for 5 s (up to 60).
 where_hung() {
 	for i in 1 2 3; do
-		echo 'info registers -a' >"$LOGDIR/mon.in"
+		echo 'info registers -a' >&9
 		sleep 1
 	done
-	echo nmi >"$LOGDIR/mon.in"
+	echo nmi >&9
 	size=-1
 	for i in $(seq 12); do
 		sleep 5
@@ -157,7 +159,7 @@ where_hung() {
 }
 
 rc=0
-rm -f "$LOGDIR/timed-out"
+rm -f "$LOGDIR/timed-out" "$LOGDIR/qemu-done"
 qemu-system-x86_64 "$@" \
 	-serial "file:$LOGDIR/console.log" -serial "file:$LOGDIR/guest.log" \
 	</dev/null >"$LOGDIR/qemu.log" 2>&1 &
@@ -170,9 +172,11 @@ qpid=$!
 			# First: the NMI's panic ends QEMU.
 			: >"$LOGDIR/timed-out"
 			where_hung
+			# Not a pid the main script has reaped, maybe reused.
+			[ -f "$LOGDIR/qemu-done" ] && exit 0
 			kill $qpid 2>/dev/null
 			sleep 5
-			kill -9 $qpid 2>/dev/null
+			[ -f "$LOGDIR/qemu-done" ] || kill -9 $qpid 2>/dev/null
 			exit 0
 		fi
 		sleep 1
@@ -181,6 +185,7 @@ qpid=$!
 ) &
 clock=$!
 wait $qpid || rc=$?
+: >"$LOGDIR/qemu-done"
 # A guest that timed out has ended in its panic: the clock is writing
 # hang.log.
 if [ -f "$LOGDIR/timed-out" ]; then

@@ -18,6 +18,7 @@
 : "${INITRD:?INITRD is the base initramfs}" "${DLBENCH:?DLBENCH is dlbench}"
 r1=${PROF_R1:-10000}
 r2=${PROF_R2:-30000}
+[ "$r2" -gt "$r1" ] || die "PROF_R2 must be more than PROF_R1"
 top=${PROF_TOP:-40}
 icount=${ICOUNT:-4}
 out=$DLK_OUT/prof
@@ -36,7 +37,8 @@ per_symbol() {
 	} | LC_ALL=C sort -k1,1 -k2,2r | awk '
 		$2 == "S" { sym = $3; next }
 		{ tot[sym] += $3 }
-		END { for (s in tot) print s, tot[s] }' | LC_ALL=C sort
+		END { for (s in tot) printf "%s %.0f\n", s, tot[s] }' |
+		LC_ALL=C sort
 }
 
 set -- ${PROF_KERNELS:-stock ours}
@@ -48,7 +50,7 @@ for k in "$ka" "$kb"; do
 	for r in "$r1" "$r2"; do
 		log=$DLK_OUT/logs/prof-$k-$r
 		say "profiling $k: $r rounds of dlbench switch"
-		QEMU_EXTRA="-plugin $plugin,arg=out=$out/$k-$r.tb" \
+		QEMU_EXTRA="-plugin $plugin,out=$out/$k-$r.tb" \
 		KERNEL=$k DEBUG=0 SMP=1 ICOUNT=$icount MODE=run ADD=$add \
 			RUN="dlbench switch $r" TIMEOUT=${TIMEOUT:-900} \
 			LOGDIR=$log sh "$TOP/harness/boot.sh" >/dev/null ||

@@ -39,6 +39,9 @@ struct slot {
 static struct slot *table;
 static const char *out = "tbcount.out";
 
+static uint32_t used;
+
+/* The slot of @key; NULL when the table is full (then not counted). */
 static struct slot *slot_for(uint64_t key)
 {
 	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
@@ -46,7 +49,12 @@ static struct slot *slot_for(uint64_t key)
 
 	while (table[i].key && table[i].key != key)
 		i = (i + 1) & (SLOTS - 1);
-	table[i].key = key;
+	if (!table[i].key) {
+		if (used >= SLOTS / 2)
+			return NULL;
+		used++;
+		table[i].key = key;
+	}
 	return &table[i];
 }
 
@@ -61,6 +69,8 @@ static void trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	/* The same block may be translated again with another length. */
 	s = slot_for((va & 0xffffffffffffULL) | (n << 48));
+	if (!s)
+		return;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &s->insns, n);
 }

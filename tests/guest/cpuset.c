@@ -616,9 +616,9 @@ static void dead_task_bw_after_its_cpu_offline(void)
 {
 	const char *path = "/sys/devices/system/cpu/cpu1/online";
 	long long bw, before, after = 0;
-	int fd, cpu = -1, tries, st = 0, step = 10;
+	int fd, cpu = -1, tries = 0, st = 0, step = 10, round;
 	long max;
-	int64_t t0 = 0, off;
+	int64_t t0 = 0, off = 0;
 	pid_t pid;
 
 	need_smp();
@@ -631,29 +631,47 @@ static void dead_task_bw_after_its_cpu_offline(void)
 	max = sysctl_get(PERIOD_MAX);
 	REQUIRE(max > 0 && sysctl_set(PERIOD_MAX, JOB_PERIOD / 1000) == 0,
 		"%s: %s", PERIOD_MAX, strerror(errno));
-	/* The scheduler picks the CPU: try until a job ends on CPU 1. */
-	for (tries = 0; tries < 20 && cpu != 1; tries++) {
-		t0 = now_ns();
-		pid = short_job(&fd);
-		if (read(fd, &cpu, sizeof(cpu)) != sizeof(cpu))
-			cpu = -1;
-		close(fd);
-		if (waitpid(pid, &st, 0) != pid)
-			st = -1;
-		if (!WIFEXITED(st) || WEXITSTATUS(st))
+	/*
+	 * The scheduler picks the CPU: try until a job ends on CPU 1.  An
+	 * offline that took longer than the 0-lag time (seconds, on a debug
+	 * kernel with 4 vCPUs on 2 host CPUs) missed the case: again, up to
+	 * 3 rounds.
+	 */
+	for (round = 0; round < 3; round++) {
+		cpu = -1;
+		for (tries = 0; tries < 20 && cpu != 1; tries++) {
+			t0 = now_ns();
+			pid = short_job(&fd);
+			if (read(fd, &cpu, sizeof(cpu)) != sizeof(cpu))
+				cpu = -1;
+			close(fd);
+			if (waitpid(pid, &st, 0) != pid)
+				st = -1;
+			if (!WIFEXITED(st) || WEXITSTATUS(st))
+				break;
+		}
+		if (!WIFEXITED(st) || WEXITSTATUS(st) || cpu != 1)
 			break;
+		CHECK(file_put(path, "0") == 0, "CPU 1 offline: %s",
+		      strerror(errno));
+		off = now_ns() - t0;
+		tap_diag("CPU 1 offline %lld ms after the job began, %d tries",
+			 (long long)(off / MS), tries);
+		if (off < (int64_t)JOB_ZERO_LAG)
+			break;
+		while (now_ns() - t0 < (int64_t)(JOB_ZERO_LAG + 500 * MS))
+			usleep(100 * 1000);
+		CHECK(file_put(path, "1") == 0, "CPU 1 back online: %s",
+		      strerror(errno));
 	}
 	CHECK(sysctl_set(PERIOD_MAX, max) == 0, "restoring %s: %s",
 	      PERIOD_MAX, strerror(errno));
 	REQUIRE(WIFEXITED(st) && !WEXITSTATUS(st),
 		"job: status %#x (1: affinity or admission, 2: its report)", st);
 	REQUIRE(cpu == 1, "no job ended on CPU 1 in %d tries", tries);
-	CHECK(file_put(path, "0") == 0, "CPU 1 offline: %s", strerror(errno));
-	off = now_ns() - t0;
-	tap_diag("CPU 1 offline %lld ms after the job began, %d tries",
-		 (long long)(off / MS), tries);
 	CHECK(off < (int64_t)JOB_ZERO_LAG, "CPU 1 went offline only after "
-	      "the job's 0-lag time: the case did not happen");
+	      "the job's 0-lag time, in each of 3 rounds: the case did not "
+	      "happen");
 	/* Past the 0-lag time, and the earlier tries' too. */
 	while (now_ns() - t0 < (int64_t)(JOB_ZERO_LAG + 500 * MS))
 		usleep(100 * 1000);

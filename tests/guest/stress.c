@@ -1498,6 +1498,7 @@ static void stress_run(void)
 	struct sched_param sp;
 	long t0, tw, limit, wait, shown;
 	int i, cpu;
+	ssize_t n;
 
 	rng_state = seed;
 	ncpu_all = ncpus_conf();
@@ -1506,8 +1507,9 @@ static void stress_run(void)
 		SKIP("CPU hotplug needs 2 CPUs");
 	REQUIRE(ntasks >= ncpu_all && ntasks <= MAX_TASKS, "-n %d", ntasks);
 	unlink(RESULTS);
-	REQUIRE(readlink("/proc/self/exe", self_path, sizeof(self_path) - 1) > 0,
-		"/proc/self/exe: %s", strerror(errno));
+	n = readlink("/proc/self/exe", self_path, sizeof(self_path));
+	REQUIRE(n > 0 && n < (ssize_t)sizeof(self_path), "/proc/self/exe: %s",
+		n < 0 ? strerror(errno) : "too long");
 	sh_fd = memfd_create("stress", 0);
 	REQUIRE(sh_fd >= 0 && !ftruncate(sh_fd, sizeof(*sh)),
 		"memfd: %s", strerror(errno));

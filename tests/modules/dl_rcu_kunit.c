@@ -23,6 +23,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -69,6 +70,7 @@ struct spin {
 	s64 dl_resume;		/* deadline ahead, when back */
 	s64 runtime_resume;	/* budget, when back */
 	s64 last_debt;		/* last budget seen at or below zero */
+	s64 debt_before_last;	/* the one before it, if there were two */
 	int charges_in_debt;	/* charges seen while out of budget */
 	s64 end_budget;		/* budget when the spin ended running */
 };
@@ -124,7 +126,8 @@ static void spin(struct spin *s, bool stop_at_budget, s64 until, u64 limit)
 		left = budget();
 		c = READ_ONCE(current->se.sum_exec_runtime);
 		if (c != charged && left <= 0) {
-			s->charges_in_debt++;
+			if (s->charges_in_debt++)
+				s->debt_before_last = s->last_debt;
 			s->last_debt = left;
 		}
 		charged = c;
@@ -299,9 +302,11 @@ static void overrun_in_reader_is_repaid(struct kunit *test)
 
 /*
  * The throttle waits for a tick of debt at most: a task that stays inside
- * a reader is throttled there, once its debt is a tick.  A tick charges a
- * tick; the first charge in debt may leave less, so two charges at most
- * are seen in debt (the classic class: none).
+ * a reader is throttled there, at the first charge made with a tick or
+ * more of debt.  So every charge seen in debt after the first was made
+ * with less than a tick of it.  How many there are depends on the
+ * charges that are not ticks (a wakeup, an interrupt's accounting), a
+ * few on a debug kernel; the classic class lets none through.
  */
 static void long_reader_still_throttled(struct kunit *test)
 {
@@ -310,7 +315,11 @@ static void long_reader_still_throttled(struct kunit *test)
 
 	r = run_reader(test, READER_LONG, &gp);
 	KUNIT_EXPECT_TRUE(test, r->inside.throttled);
-	KUNIT_EXPECT_LE(test, r->inside.charges_in_debt, 2);
+	if (r->inside.charges_in_debt >= 2)
+		KUNIT_EXPECT_GT_MSG(test, r->inside.debt_before_last,
+				    -(s64)TICK_NSEC,
+				    "a charge let through with %lld us of debt",
+				    -r->inside.debt_before_last / 1000);
 }
 
 static struct kunit_case dl_rcu_cases[] = {

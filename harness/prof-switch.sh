@@ -56,6 +56,8 @@ for k in "$ka" "$kb"; do
 			LOGDIR=$log sh "$TOP/harness/boot.sh" >/dev/null ||
 			die "the profile boot failed on $k; logs in $log"
 		[ -s "$out/$k-$r.tb" ] || die "the plugin wrote nothing ($k)"
+		! grep -q '^dropped' "$out/$k-$r.tb" ||
+			die "the plugin's table filled: $(head -1 "$out/$k-$r.tb") blocks ($k)"
 		per_symbol "$map" "$out/$k-$r.tb" >"$out/$k-$r.sym"
 	done
 	# Per switch: the difference over 2 (r2 - r1) switches.

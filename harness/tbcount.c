@@ -3,11 +3,11 @@
  * tbcount: a QEMU TCG plugin (plugin API version 1, QEMU 7.2) that counts
  * the guest instructions executed in each translation block of kernel
  * text, and writes "VADDR INSNS" lines at exit to the file named by its
- * argument out=FILE.  Under -icount an instruction is guest time, so the
+ * argument out=FILE (first a line "dropped N" if its table filled and N
+ * blocks went uncounted).  Under -icount an instruction is guest time, so the
  * difference of two runs that differ only in a loop's length is the
  * loop's cost, function by function (harness/prof-switch.sh names them).
  */
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ struct slot {
 static struct slot *table;
 static const char *out = "tbcount.out";
 
-static uint32_t used;
+static uint32_t used, dropped;
 
 /* The slot of @key; NULL when the table is full (then not counted). */
 static struct slot *slot_for(uint64_t key)
@@ -69,8 +69,10 @@ static void trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	/* The same block may be translated again with another length. */
 	s = slot_for((va & 0xffffffffffffULL) | (n << 48));
-	if (!s)
+	if (!s) {
+		dropped++;
 		return;
+	}
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &s->insns, n);
 }
@@ -84,6 +86,8 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	(void)p;
 	if (!f)
 		return;
+	if (dropped)
+		fprintf(f, "dropped %u\n", dropped);
 	for (i = 0; i < SLOTS; i++)
 		if (table[i].insns)
 			fprintf(f, "%llx %llu\n",

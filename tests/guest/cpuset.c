@@ -602,6 +602,13 @@ static pid_t short_job(int *cpu_fd)
 
 static bool zero_lag_demo;	/* "cpuset zero-lag-offline" */
 
+/* Until a little past the 0-lag time of a job begun at @t0. */
+static void past_zero_lag(int64_t t0)
+{
+	while (now_ns() - t0 < (int64_t)(JOB_ZERO_LAG + 500 * MS))
+		usleep(100 * 1000);
+}
+
 /*
  * A deadline task that dies on CPU 1 gives its bandwidth back at its
  * 0-lag time.  When CPU 1 goes offline before that time, the return
@@ -659,8 +666,7 @@ static void dead_task_bw_after_its_cpu_offline(void)
 			 (long long)(off / MS), tries);
 		if (off < (int64_t)JOB_ZERO_LAG)
 			break;
-		while (now_ns() - t0 < (int64_t)(JOB_ZERO_LAG + 500 * MS))
-			usleep(100 * 1000);
+		past_zero_lag(t0);
 		CHECK(file_put(path, "1") == 0, "CPU 1 back online: %s",
 		      strerror(errno));
 	}
@@ -673,8 +679,7 @@ static void dead_task_bw_after_its_cpu_offline(void)
 	      "the job's 0-lag time, in each of 3 rounds: the case did not "
 	      "happen");
 	/* Past the 0-lag time, and the earlier tries' too. */
-	while (now_ns() - t0 < (int64_t)(JOB_ZERO_LAG + 500 * MS))
-		usleep(100 * 1000);
+	past_zero_lag(t0);
 	CHECK(file_put(path, "1") == 0, "CPU 1 back online: %s", strerror(errno));
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
 	/* An exit still under way, its bandwidth still out: 5 s at most. */

@@ -403,7 +403,7 @@ static void offline_busy_refused_at_once(void)
 	const char *path = "/sys/devices/system/cpu/cpu1/online";
 	struct sched_param fifo = { .sched_priority = 10 }, other = { 0 };
 	long long need, bw, total, part;
-	int64_t t0, took = 0, end;
+	int64_t t0, took = 0, slowest = 0, end;
 	int r = -1, e = EBUSY, i, k, n, bad = 0;
 	bool late = false;
 	pid_t pid[8], gp;
@@ -436,18 +436,24 @@ static void offline_busy_refused_at_once(void)
 	/*
 	 * The classic class answers at once when the grace period happens
 	 * to end before the tasks reach the other CPUs (1 time in 6 seen on
-	 * two): ask up to ten times while the tasks run, and stop at a late
-	 * answer.  This task asks as a real-time task, below the kthread,
+	 * two): ask up to ten times while the tasks run, and stop at a slow
+	 * answer.  Each must come at once: within BUSY_MARGIN (ours takes
+	 * 20 to 40 ms, debug kernels included); the classic class has also
+	 * been seen to answer in 1.8 s, its grace period ending before the
+	 * tasks did.  This task asks as a real-time task, below the kthread,
 	 * so that its own wait for a CPU does not count.
 	 */
 	REQUIRE(sched_setscheduler(0, SCHED_FIFO, &fifo) == 0,
 		"SCHED_FIFO: %s", strerror(errno));
-	for (n = 0; n < 10 && !late && now_ns() < end - 5 * BUSY_MARGIN;) {
+	for (n = 0; n < 10 && slowest < BUSY_MARGIN &&
+	     now_ns() < end - 5 * BUSY_MARGIN;) {
 		n++;
 		t0 = now_ns();
 		r = file_put(path, "0");
 		e = errno;
 		took = now_ns() - t0;
+		if (took > slowest)
+			slowest = took;
 		late = now_ns() > end - BUSY_MARGIN;
 		if (r == 0) {
 			file_put(path, "1");
@@ -458,13 +464,16 @@ static void offline_busy_refused_at_once(void)
 	sched_setscheduler(0, SCHED_OTHER, &other);
 	rcu_gp_back(gp);
 	bad += busy_end(pid, k);
-	tap_diag("%d tasks holding %lld units; answer %d took %lld ms", k,
-		 need, n, (long long)(took / MS));
+	tap_diag("%d tasks holding %lld units; answer %d took %lld ms, the slowest %lld ms",
+		 k, need, n, (long long)(took / MS),
+		 (long long)(slowest / MS));
 	CHECK(!bad, "%d of %d tasks not admitted", bad, k);
 	tap_check_errno(r, e, EBUSY, "EBUSY", __FILE__, __LINE__,
 			"taking CPU 1 offline");
 	CHECK(!late, "the answer took %lld ms: it waited for the tasks to end",
 	      (long long)(took / MS));
+	CHECK(late || slowest < BUSY_MARGIN, "an answer took %lld ms",
+	      (long long)(slowest / MS));
 	usleep(200 * 1000);
 }
 

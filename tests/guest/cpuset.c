@@ -468,6 +468,7 @@ static void offline_busy_refused_at_once(void)
 		 k, need, n, (long long)(took / MS),
 		 (long long)(slowest / MS));
 	CHECK(!bad, "%d of %d tasks not admitted", bad, k);
+	CHECK(n > 0, "the tasks' life was over before the first question");
 	tap_check_errno(r, e, EBUSY, "EBUSY", __FILE__, __LINE__,
 			"taking CPU 1 offline");
 	CHECK(!late, "the answer took %lld ms: it waited for the tasks to end",

@@ -3,10 +3,12 @@
 # stock and ours.  Context switches between two deadline tasks, the
 # scheduler's overhead per job with N periodic tasks, and sched_setattr's
 # cost with N tasks admitted are measured on one vCPU under -icount, where
-# guest time counts instructions; the overhead per job on several CPUs and
-# the wakeup latency under load need vCPUs running in parallel, so those
-# boots run without -icount and their figures are as noisy as the host is
-# busy.  Each boot runs every subcommand R times; the table gives the
+# guest time counts instructions, and so is the wakeup latency under load
+# (latency-cpus1: the path from the timer's interrupt to the task, the
+# same on every run); the overhead per job on several CPUs and the
+# latency with a load on each of several CPUs need vCPUs running in
+# parallel, so those boots run without -icount and their figures are as
+# noisy as the host is busy.  Each boot runs every subcommand R times; the table gives the
 # medians and the ratio stock/ours (> 1: ours is faster), and they go,
 # tab-separated (figure, stock ns, ours ns, ratio), to
 # $DLK_OUT/bench/dl.tsv.
@@ -40,6 +42,7 @@ run_icount="$head
 	dlbench switch || exit 1
 	for n in $ns; do dlbench scale \$n cpus=1 || exit 1; done
 	for n in $ns; do dlbench setattr \$n || exit 1; done
+	dlbench latency || exit 1
 done"
 run_smp() {
 	printf '%s\n' "$head

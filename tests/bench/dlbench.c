@@ -572,14 +572,18 @@ static int cmd_scale(int argc, char **argv)
 
 /*
  * latency: like cyclicdeadline, a periodic deadline task (300 us every
- * 1 ms: waking costs it some 100 us on a busy host without -icount)
+ * 1.031 ms: waking costs it some 100 us on a busy host without -icount)
  * takes the time it wakes at each release: latency is that minus the
  * release.  Beside it, a CPU-bound SCHED_OTHER thread per CPU and a
  * second deadline task that never sleeps (1 ms every 3 ms: the CBS
- * throttles it each period), so releases find the CPUs busy.
+ * throttles it each period), so releases find the CPUs busy.  The
+ * period is not a multiple of the tick's (1 ms at HZ=1000): releases
+ * come at every phase of it in turn, and not at one that the run's
+ * start happened to pick, which under -icount is the same phase for
+ * the whole run and moved the p99 by a quarter between runs.
  */
 #define LAT_RUNTIME (300 * US)
-#define LAT_PERIOD MS
+#define LAT_PERIOD (1031 * US)
 #define HOG_RUNTIME MS
 #define HOG_PERIOD (3 * MS)
 

@@ -41,6 +41,9 @@ unexport RUN ADD
 
 CC := gcc
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Itests/lib
+# dlbench's marker function at an address no other guest program uses
+# (tests/bench/dlbench.c: dlk_mark(); harness/tbcount.c: mark=).
+BENCH_LDFLAGS := -Wl,--section-start=.dlk_mark=0x10000000
 HOST_CFLAGS := -O2 -Wall -Wextra -Werror
 
 TEST_LIB := $(wildcard tests/lib/*.c) $(wildcard tests/lib/*.h)
@@ -139,7 +142,8 @@ run: deps
 
 $(OUT)/bench/bin/%: tests/bench/%.c $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm -lpthread
+	$(CC) $(GUEST_CFLAGS) $(BENCH_LDFLAGS) -o $@ $< \
+		$(filter %.c,$(TEST_LIB)) -lm -lpthread
 
 # Both benchmarks: the component framework's, then SCHED_DEADLINE's.
 bench: deps

@@ -8,12 +8,15 @@
 # same on every run); the overhead per job on several CPUs and the
 # latency with a load on each of several CPUs need vCPUs running in
 # parallel, so those boots run without -icount and their figures are as
-# noisy as the host is busy.  Each boot runs every subcommand R times; the table gives the
-# medians and the ratio stock/ours (> 1: ours is faster), and they go,
-# tab-separated (figure, stock ns, ours ns, ratio), to
-# $DLK_OUT/bench/dl.tsv.
+# noisy as the host is busy; the overhead per job on several CPUs is
+# also counted in kernel instructions (kinsn-), which the host's load
+# does not move.  Each boot runs every subcommand R times (the counts: R
+# boots); the table gives the medians and the ratio stock/ours (> 1:
+# ours is faster), and they go, tab-separated (figure, stock, ours,
+# ratio), to $DLK_OUT/bench/dl.tsv.
 #   BENCH_DL_R=3 (runs)  BENCH_DL_N='1 16 256 1024' (task counts)
 #   BENCH_DL_SMP='2' (the boots without -icount: '2 4' adds four vCPUs)
+#   BENCH_DL_KR=5 (boots per kernel and N for the kernel instruction counts)
 #   ICOUNT=4  DLBENCH=path (a built dlbench; else it is built here)
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +32,7 @@ if [ -n "${DLBENCH:-}" ]; then
 	cp "$DLBENCH" "$add/usr/local/bin/dlbench"
 else
 	gcc -static -O2 -Wall -Wextra -Werror -I"$TOP/tests/lib" \
+		-Wl,--section-start=.dlk_mark=0x10000000 \
 		-o "$add/usr/local/bin/dlbench" "$TOP/tests/bench/dlbench.c" \
 		"$TOP/tests/lib/dl.c" "$TOP/tests/lib/spin.c" -lpthread ||
 		die "cannot build dlbench"
@@ -72,6 +76,63 @@ for k in stock ours; do
 	done
 done
 
+# The overhead per job on several vCPUs once more, in kernel instructions
+# (kinsn-): the figure in guest time above follows the host's load, which
+# on a host of 2 cores is larger than what it measures; the count of the
+# instructions the kernel runs does not.  A TCG plugin (harness/tbcount.c,
+# total=1) counts them on all vCPUs, and takes the sum each time dlbench's
+# marker (dlk_mark(), at 0x10000000) runs: before and after the set's
+# run, its threads created.  Each boot runs the set for 500 ms and for
+# 4500 ms; the difference of the two spans' counts over the difference of
+# their jobs is one job's cost, its release, switches, timers and ticks
+# (about one a job), with the set's start and end cancelling.  The
+# second run waits until the first one's bandwidth is back (its tasks
+# give it back at their 0-lag times, up to a period and their debts
+# later), or its admission would be refused.
+# BENCH_DL_KR boots per kernel and N (5), the kernels' boots in turn.
+plugin=$out/tbcount.so
+gcc -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
+	-o "$plugin" "$TOP/harness/tbcount.c" || die "cannot build the plugin"
+kinsn_boot() {
+	tot=$out/kinsn-$1-$2-$3.tot
+	log=$DLK_OUT/logs/bench-dl-kinsn-$1-smp$2-n$3
+	say "counting $1: scale $3 on $2 vCPUs (kernel instructions)"
+	rm -f "$tot"
+	QEMU_EXTRA="-plugin $plugin,out=$tot,total=1,mark=0x10000000" \
+	KERNEL=$1 DEBUG=0 SMP=$2 ICOUNT= MODE=run ADD=$add \
+		RUN="echo 1 >/proc/sys/kernel/printk
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+total() { grep -m1 'dl_bw->total_bw' /sys/kernel/debug/sched/debug; }
+idle=\$(total)
+dlbench scale $3 cpus=$2 ms=500 tries=1 || exit 1
+i=0
+while [ \"\$(total)\" != \"\$idle\" ] && [ \$i -lt 60 ]; do
+	sleep 1; i=\$((i + 1))
+done
+dlbench scale $3 cpus=$2 ms=4500 tries=1" \
+		TIMEOUT=${TIMEOUT:-1800} LOGDIR=$log \
+		sh "$TOP/harness/boot.sh" >/dev/null ||
+		die "the count failed on $1 (scale $3, $2 vCPUs); logs in $log"
+	jobs=$(tr -d '\r' <"$log/guest.log" |
+		sed -n 's/^dlbench scale.* jobs=\([0-9]*\).*/\1/p')
+	marks=$(awk '$1 == "mark" { print $2 }' "$tot")
+	echo $jobs $marks | awk -v n="$3" -v c="$2" '
+		NF != 6 || $2 <= $1 { exit 1 }
+		{ printf "dlbench kinsn-n%d-cpus%d jobs=%d insns_per_job=%d\n",
+			  n, c, $2 - $1, (($6 - $5) - ($4 - $3)) / ($2 - $1) }' \
+		>>"$out/dl-$1.raw" ||
+		die "no count from $1 (scale $3, $2 vCPUs): jobs $jobs, marks $marks"
+}
+for s in $smps; do
+	for i in $(seq "${BENCH_DL_KR:-5}"); do
+		for n in $ns; do
+			for k in stock ours; do
+				kinsn_boot "$k" "$s" "$n"
+			done
+		done
+	done
+done
+
 # figures KERNEL: "figure median clean-runs runs", in the order they came.
 # A figure is a result line's name, and its metric's for latency.  The
 # median is of the clean runs if there are any (scale marks a run in which
@@ -97,7 +158,7 @@ figures() {
 		for (i = 3; i <= NF; i++) {
 			k = $i; sub(/=.*/, "", k)
 			v = $i; sub(/^[^=]*=/, "", v)
-			if (k ~ /^(ns_per_switch|overhead_ns_per_job|ns_per_call)$/)
+			if (k ~ /^(ns_per_switch|overhead_ns_per_job|ns_per_call|insns_per_job)$/)
 				f = $2
 			else if (k ~ /^(p50|p99|max)_ns$/)
 				f = $2 "-" substr(k, 1, length(k) - 3)
@@ -129,8 +190,8 @@ awk -v OFS='\t' '
 	}' "$out/dl-stock.med" "$out/dl-ours.med" >"$out/dl.tsv"
 
 echo
-echo "SCHED_DEADLINE, medians of $r runs (guest ns; cpus1: one vCPU under -icount," \
-	"else without):"
+echo "SCHED_DEADLINE, medians of $r runs (kinsn: of ${BENCH_DL_KR:-5} boots; guest ns, kinsn: kernel instructions;" \
+	"cpus1: one vCPU under -icount, else without):"
 printf '%-26s %14s %14s %11s\n' figure stock ours stock/ours
 # A '*' where a kernel's runs were not all clean; named under the table.
 awk -F '\t' '

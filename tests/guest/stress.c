@@ -5,12 +5,13 @@
  * accounting of the root domain must be back where it started.
  *
  * Worker processes (-n, 200 by default) hold small reservations whose sum
- * is 0.4 of the machine: periods of 5 to 100 ms (runtimes of 200 us at
- * least), some with a constrained deadline, some reclaiming (GRUB); some
- * sleep until their next period, some spin and yield, some spin without
- * end (the CBS throttles them), some sleep for up to a second.  M-2 "hogs"
- * switch between 2% and 30% of a CPU, so that taking CPUs away is
- * sometimes refused.  The controller and its threads run SCHED_FIFO
+ * is 0.4 of one CPU (see u_for()): periods of 5 to 100 ms (runtimes of
+ * 200 us at least), some with a constrained deadline, some reclaiming
+ * (GRUB); some sleep until their next period, some spin and yield, some
+ * spin without end (the CBS throttles them), some sleep for up to a
+ * second.  M-2 "hogs" (one on two CPUs) switch between 2% and 30% of a
+ * CPU among them, so that taking CPUs away is sometimes refused (with
+ * the sysctls low).  The controller and its threads run SCHED_FIFO
  * (reset on fork), so that the workers' load cannot starve them.
  * Some workers change their own parameters, some exit (as deadline
  * tasks) and are created again.  Meanwhile the controller's threads take
@@ -298,15 +299,35 @@ static long set_params(pid_t pid, const struct params *p)
 	return dl_setattr(pid, &a, 0);
 }
 
-/*
- * The bandwidth of a worker of @kind on @ncpus CPUs.  The set holds 0.4
- * of the machine: a tenth of the workers (the spinners, whose every job
- * overruns) take a quarter of it, the rest the remainder, each within
- * 50% of its kind's mean.  The hogs switch between 2% and 30%.
- */
-static long long u_for(int kind, int ncpus)
+static int ncpu_all;
+
+/* Hogs that take CPUs away from the others at times. */
+static int hogs(void)
 {
-	long long total = ((long long)ncpus << 20) * 4 / 10, mean;
+	return ncpu_all > 2 ? ncpu_all - 2 : 1;
+}
+
+/* A big hog's percentage of a CPU: 30% among all of them. */
+static int hog_big_pct(void)
+{
+	return 30 / hogs();
+}
+
+/*
+ * The bandwidth of a worker of @kind.  The set holds 0.4 of one CPU: a
+ * tenth of the workers (the spinners, whose every job overruns) take a
+ * quarter of it, the rest the remainder, each within 50% of its kind's
+ * mean.  The hogs switch between 2% and 30% of a CPU, shared among them
+ * (HOG_BIG_PCT).  One CPU, not the machine: partitions take CPUs 1..M-1,
+ * and making one checks no deadline bandwidth (cpuset code, on both
+ * kernels), so the tasks of the root cgroup can find themselves all on
+ * CPU 0, admitted or not.  0.4 of the machine there (0.8 of CPU 0 on
+ * two CPUs, with a hog at 30%) was more than the CPU: the deadline
+ * class took all of it, and the controller (SCHED_FIFO) starved.
+ */
+static long long u_for(int kind)
+{
+	long long total = (1LL << 20) * 4 / 10, mean;
 
 	if (kind == K_HOG)
 		return (2LL << 20) / 100;
@@ -420,7 +441,7 @@ static int leave_unless_quiesced(struct slot *s)
 	return -1;
 }
 
-static void __attribute__((noreturn)) worker(int i, int ncpus)
+static void __attribute__((noreturn)) worker(int i)
 {
 	struct slot *s = &sh->slot[i];
 	int64_t t, next, die_at, change_at, hog_at = 0;
@@ -430,7 +451,7 @@ static void __attribute__((noreturn)) worker(int i, int ncpus)
 	long r;
 
 	rng_state = seed * 1000003 + (unsigned long long)i * 7919 + s->gen;
-	u = u_for(s->kind, ncpus);
+	u = u_for(s->kind);
 	p = params_for(s->kind, u);
 	/* Admitted, or refused (EBUSY) until there is room: retry. */
 	while (set_params(0, &p)) {
@@ -476,10 +497,10 @@ static void __attribute__((noreturn)) worker(int i, int ncpus)
 			change_at = t + between(500, 4000) * (int64_t)MS;
 		}
 		if (hog_at && t > hog_at) {
-			/* A hog switches between 2% and 40% of a CPU. */
+			/* A hog switches between 2% and its share of 30%. */
 			big = !big;
 			q = p;
-			q.runtime = p.period * (big ? 30 : 2) / 100;
+			q.runtime = p.period * (big ? hog_big_pct() : 2) / 100;
 			r = set_params(0, &q);
 			count_setattr(r, C_SELF_OK, C_SELF_BUSY, C_SELF_ERR);
 			if (!r)
@@ -487,14 +508,6 @@ static void __attribute__((noreturn)) worker(int i, int ncpus)
 			hog_at = t + between(1000, 4000) * (int64_t)MS;
 		}
 	}
-}
-
-static int ncpu_all;
-
-/* Enough hogs that taking CPUs away is refused at times. */
-static int hogs(void)
-{
-	return ncpu_all > 2 ? ncpu_all - 2 : 1;
 }
 
 /*
@@ -555,7 +568,7 @@ static int worker_main(int i, int fd)
 	close(fd);
 	ncpu_all = ncpus_conf();
 	signal(SIGXCPU, SIG_IGN);
-	worker(i, ncpu_all);
+	worker(i);
 }
 
 /* A live worker's pid, at random, or 0. */

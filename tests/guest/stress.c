@@ -318,7 +318,7 @@ static int hog_big_pct(void)
  * tenth of the workers (the spinners, whose every job overruns) take a
  * quarter of it, the rest the remainder, each within 50% of its kind's
  * mean.  The hogs switch between 2% and 30% of a CPU, shared among them
- * (HOG_BIG_PCT).  One CPU, not the machine: partitions take CPUs 1..M-1,
+ * (hog_big_pct()).  One CPU, not the machine: partitions take CPUs 1..M-1,
  * and making one checks no deadline bandwidth (cpuset code, on both
  * kernels), so the tasks of the root cgroup can find themselves all on
  * CPU 0, admitted or not.  0.4 of the machine there (0.8 of CPU 0 on

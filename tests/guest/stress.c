@@ -1491,7 +1491,6 @@ static void check_progress(long ms)
 		wait[i] = debt_wait_ms(s->pid, ms) ?: -1;
 		if (wait[i] < 0)
 			continue;
-		show_starved(s->pid);
 		owing++;
 		if (wait[i] > longest)
 			longest = wait[i];

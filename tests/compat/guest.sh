@@ -124,21 +124,26 @@ params() {
 	$CHRT -p "$1" | sed -n 's/.*runtime\/deadline\/period parameters: //p'
 }
 
-# t NAME FUNCTION: run one test, its output kept for the diagnostics
+# t NAME FUNCTION: run one test, its output kept for the diagnostics.
+# The diagnostics come before the result, as KUnit and tests/lib print
+# them: ktapsum names a failure by the lines that precede it, the last
+# of which is the FAIL line saying why.
 t() {
 	n=$((n + 1))
 	log=$W/$n.log
 	read -r t0 _ </proc/uptime
-	if "$2" >"$log" 2>&1; then
-		echo "ok $n - $1"
-		sed -n 's/^note: /# /p' "$log"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		sed 's/^/# /' "$log"
-	fi
+	"$2" >"$log" 2>&1
+	rc=$?
 	read -r t1 _ </proc/uptime
 	echo "# took $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
+	if [ $rc = 0 ]; then
+		sed -n 's/^note: /# /p' "$log"
+		echo "ok $n - $1"
+	else
+		sed 's/^/# /' "$log"
+		echo "not ok $n - $1"
+		failed=$((failed + 1))
+	fi
 }
 
 chrt_knows_deadline() {
@@ -363,10 +368,22 @@ cyclic_cpuset() {
 	cyclic_figures "$out" $W/cd.json 2
 }
 
+# deadline_test first times an 80 ms loop at SCHED_FIFO priority 99 and
+# exits 255 with "Run time too short" when it took longer than the
+# runtime it will ask for: a host that stops the vCPU for 100 ms does
+# that (seen under CI's load, on both kernels).  Nothing of the deadline
+# class has run yet, so such a run is tried again, up to 10 times.
 deadline_test_runs() {
-	settle
-	out=$(timeout 60 $DLTEST -t 2 -i 100000 2>&1)
-	rc=$?
+	try=1
+	while :; do
+		settle
+		out=$(timeout 60 $DLTEST -t 2 -i 100000 2>&1)
+		rc=$?
+		[ $rc = 255 ] && [ $try -lt 10 ] &&
+			echo "$out" | grep -q '^Run time too short' || break
+		note "try $try: its timing loop overran (the host), tried again"
+		try=$((try + 1))
+	done
 	echo "$out"
 	[ $rc = 0 ] || bad "exit status $rc" || return
 	# Its threads end with a reason when sched_setattr or getattr fails.

@@ -149,6 +149,42 @@ static void limit_follows_sysctls(void)
 	known_state();
 }
 
+/*
+ * Our sched/deadline_pool shows each CPU's root domain's limit and total
+ * as sched/debug does (the suites read it there on ours, away from the
+ * tree's race in sched/debug, dl.h): the two must agree, with a task
+ * holding bandwidth and with the limit changed.
+ */
+static void pool_file_matches_sched_debug(void)
+{
+	long long pb[DL_MAX_CPUS], pt[DL_MAX_CPUS];
+	long long db[DL_MAX_CPUS], dt[DL_MAX_CPUS];
+	struct holders h = { .n = 0 };
+	int n = ncpus(), c, round;
+
+	if (dl_bw_of_cpus_pool(n, pb, pt))
+		SKIP("no sched/deadline_pool with the root domain's figures (the classic implementation)");
+	known_state();
+	REQUIRE(hold(&h, P20 / 8) == 0, "holding 1/8: %s", strerror(errno));
+	for (round = 0; round < 2; round++) {
+		REQUIRE(dl_bw_of_cpus_pool(n, pb, pt) == 0, "read deadline_pool");
+		REQUIRE(dl_bw_of_cpus_debug(n, db, dt) == 0, "read sched/debug");
+		for (c = 0; c < n; c++) {
+			CHECK(pb[c] != DL_BW_NONE && pb[c] == db[c] &&
+			      pt[c] == dt[c],
+			      "cpu%d: deadline_pool bw %lld total %lld, sched/debug bw %lld total %lld",
+			      c, pb[c], pt[c], db[c], dt[c]);
+		}
+		tap_diag("cpu0: bw %lld total %lld", pb[0], pt[0]);
+		if (!round)
+			REQUIRE(sysctl_set("sched_rt_runtime_us", -1) == 0,
+				"write -1: %s", strerror(errno));
+	}
+	CHECK(pb[0] == -1, "bw %lld with the runtime at -1", pb[0]);
+	release_all(&h);
+	known_state();
+}
+
 /* A task set exactly at the limit is admitted; one unit more is EBUSY. */
 static void exactly_at_limit(void)
 {
@@ -611,6 +647,7 @@ int main(void)
 {
 	static const struct tap_test tests[] = {
 		TAP_TEST(limit_follows_sysctls),
+		TAP_TEST(pool_file_matches_sched_debug),
 		TAP_TEST(exactly_at_limit),
 		TAP_TEST(full_cpu_task),
 		TAP_TEST(runtime_minus_one_disables),

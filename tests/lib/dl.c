@@ -157,14 +157,47 @@ void dl_debug_close(FILE *f, int saved)
 	errno = err;
 }
 
+int dl_bw_of_cpus_pool(int n, long long *bw, long long *total)
+{
+	FILE *f = fopen("/sys/kernel/debug/sched/deadline_pool", "r");
+	long long b, t;
+	char line[256];
+	int cpu, found = 0;
+
+	for (cpu = 0; cpu < n; cpu++)
+		bw[cpu] = total[cpu] = DL_BW_NONE;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "cpu%d this_bw %*u running_bw %*u rd_bw %lld rd_total_bw %lld",
+			   &cpu, &b, &t) != 3)
+			continue;
+		found = 1;
+		if (cpu >= 0 && cpu < n) {
+			bw[cpu] = b;
+			total[cpu] = t;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
 int dl_bw_of_cpus(int n, long long *bw, long long *total)
+{
+	if (!dl_bw_of_cpus_pool(n, bw, total))
+		return 0;
+	return dl_bw_of_cpus_debug(n, bw, total);
+}
+
+int dl_bw_of_cpus_debug(int n, long long *bw, long long *total)
 {
 	char line[256];
 	int cpu = -1, i, saved;
-	FILE *f = dl_debug_open(&saved);
+	FILE *f;
 
 	for (i = 0; i < n; i++)
 		bw[i] = total[i] = DL_BW_NONE;
+	f = dl_debug_open(&saved);
 	if (!f)
 		return -1;
 	/* The dl_rq[N] sections come in CPU order: stop after the last. */

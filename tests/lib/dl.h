@@ -91,9 +91,20 @@ int dl_bw_of_cpu(int cpu, long long *bw, long long *total_bw);
 /*
  * The same for CPUs 0 to @n - 1 (at most DL_MAX_CPUS), from one read of
  * the file: @bw[c] and @total[c], or DL_BW_NONE for both where it shows
- * no CPU c (an offline one).  0, or -1 if the file cannot be read.
+ * no CPU c (an offline one).  0, or -1 if the file cannot be read.  On
+ * our implementation the file read is sched/deadline_pool, which shows
+ * the same figures without the race described below.
  */
 int dl_bw_of_cpus(int n, long long *bw, long long *total);
+/* The same from sched/debug only, and from sched/deadline_pool only. */
+int dl_bw_of_cpus_debug(int n, long long *bw, long long *total);
+/*
+ * Our implementation shows each online CPU's root domain's limit and
+ * total in sched/deadline_pool too, read under the locks that change
+ * them: there a read does not risk the race below.  -1 if the kernel has
+ * no such file (stock).
+ */
+int dl_bw_of_cpus_pool(int n, long long *bw, long long *total);
 
 /*
  * Every read of the sched debug file is a risk to the kernel under test,

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,6 +397,14 @@ static void gfb_feasible_set(void)
 	int64_t worst = 0, bound;
 	struct gfb g;
 	double umax = 0.3, u = 0;
+	/*
+	 * GEDF_FIGURES=N: N counted runs, each reported, for harness/
+	 * gedf-compare.sh to set the two kernels' misses and tardiness side
+	 * by side; the test then fails only if none kept to the bound.
+	 */
+	const char *fig = getenv("GEDF_FIGURES");
+	int want = fig ? atoi(fig) : GFB_RUNS;
+	bool within = false;
 
 	need_smp();
 	/* A tardiness bound holds for the kernel's speed, not a debug one's. */
@@ -412,7 +421,9 @@ static void gfb_feasible_set(void)
 	REQUIRE(u <= m - (m - 1) * umax, "the set is not GFB-feasible");
 	/* Devi-Anderson with all budgets at most 0.3 * 50 ms. */
 	bound = (int64_t)((m - 1) * 15 * MS / (m - (m - 2) * umax)) + 15 * MS;
-	for (r = 1; r <= GFB_TRIES && counted < GFB_RUNS; r++) {
+	if (want < 1 || want > 100)
+		want = GFB_RUNS;
+	for (r = 1; r <= GFB_TRIES * want && counted < want; r++) {
 		if (r > 1)
 			sleep(1);
 		g = gfb_run(ts, n);
@@ -431,14 +442,16 @@ static void gfb_feasible_set(void)
 			continue;
 		}
 		counted++;
+		tap_diag("run %d counted", r);
 		worst = g.worst;
-		if (worst <= bound + 20 * MS)
+		within |= worst <= bound + 20 * MS;
+		if (within && !fig)
 			return;
 	}
 	if (counted < GFB_RUNS)
 		SKIP("the host kept the vCPUs from running: %d of %d runs lost over %d%% of their work to it",
 		     r - 1 - counted, r - 1, GFB_STALL_PCT);
-	CHECK(worst <= bound + 20 * MS,
+	CHECK(within,
 	      "tardiness %.3f ms over the bound in each of %d counted runs",
 	      worst / 1e6, counted);
 }

@@ -501,11 +501,12 @@ static double sc_calibrate(struct scale *sc, double *ns_iter)
 
 /*
  * Called before and after each run of scale's set, its threads created
- * and not yet joined; does nothing.  It
- * lies at an address of its own (GUEST_LDFLAGS in the Makefile), where
- * harness/tbcount.c (mark=) takes a count of the kernel instructions run
- * so far each time it runs: bench-dl's figure of kernel instructions per
- * job on several vCPUs, which the host's load cannot move.
+ * and not yet joined; does nothing.  It lies at an address of its own
+ * (BENCH_LDFLAGS in the Makefile, and harness/bench-dl.sh when it builds
+ * dlbench itself), where harness/tbcount.c (mark=) takes a count of the
+ * kernel instructions run so far each time it runs: bench-dl's figure of
+ * kernel instructions per job on several vCPUs, which the host's load
+ * cannot move.
  */
 static __attribute__((noinline, section(".dlk_mark"))) void dlk_mark(void)
 {

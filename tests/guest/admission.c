@@ -643,6 +643,130 @@ static void returned_after_boosted_task_leaves(void)
 	known_state();
 }
 
+/* @pid's involuntary switches (/proc/PID/status), or -1. */
+static long long involuntary_switches(pid_t pid)
+{
+	static const char key[] = "nonvoluntary_ctxt_switches:";
+	char path[64], line[128];
+	long long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, sizeof(key) - 1))
+			n = atoll(line + sizeof(key) - 1);
+	fclose(f);
+	return n;
+}
+
+/* Waits up to 1 s for @pid to be a deadline task; whether it is. */
+static int became_dl(pid_t pid)
+{
+	struct dl_attr a;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		memset(&a, 0, sizeof(a));
+		if (!dl_getattr(pid, &a, sizeof(a), 0) &&
+		    a.sched_policy == SCHED_DEADLINE)
+			return 1;
+		usleep(10 * 1000);
+	}
+	return 0;
+}
+
+/*
+ * One exit held open across a rebuild: the child, a deadline task of a
+ * later deadline, exits when told; its parent, of an earlier deadline,
+ * waits for the exit, preempts the child as soon as that wakes it, and
+ * rebuilds the root domains before the child can finish.  Whether the
+ * child was preempted on its way out (its involuntary switches).
+ */
+static int exit_across_rebuild(void)
+{
+	struct sched_param sp = { 0 };
+	long long before, after = -1;
+	int go[2], ok;
+	siginfo_t si;
+	char c = 1;
+	pid_t pid;
+
+	REQUIRE(pipe(go) == 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(go[1]);
+		if (dl_become(NSEC_PER_MSEC, 100 * NSEC_PER_MSEC,
+			      100 * NSEC_PER_MSEC, 0) ||
+		    read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	ok = became_dl(pid);
+	before = involuntary_switches(pid);
+	if (ok)
+		ok = !dl_become(20 * NSEC_PER_MSEC, 50 * NSEC_PER_MSEC,
+				50 * NSEC_PER_MSEC, 0);
+	if (ok && write(go[1], &c, 1) == 1 &&
+	    !waitid(P_PID, pid, &si, WEXITED | WNOWAIT)) {
+		/* A read of the sysctl rebuilds the root domains. */
+		sysctl_get("sched_rt_runtime_us");
+		after = involuntary_switches(pid);
+	} else {
+		ok = 0;
+	}
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+	close(go[1]);
+	waitpid(pid, NULL, 0);
+	REQUIRE(ok, "setting up the exit: %s", strerror(errno));
+	return before >= 0 && after > before;
+}
+
+/*
+ * A task holds its bandwidth until its last switch, after its cgroup
+ * has let it go (cgroup_exit()) and its parent may have reaped it.  A
+ * rebuild in between, which finds the tasks through their cgroups, does
+ * not count it: its departure must not take from the rebuilt total what
+ * that total never counted.  The classic class takes it, and the total
+ * stays short until the next rebuild.  The exit is held open on one CPU
+ * (exit_across_rebuild()); a few tries, in case the child got through
+ * before its parent ran.
+ */
+static void rebuild_while_task_exits(void)
+{
+	int tries = 0, hit = 0;
+	long long base, t;
+
+	KNOWN_DEFECT_OF_CLASSIC_DL("a task that exits across a rebuild takes back bandwidth the rebuilt total never counted");
+	if (ncpus() != 1)
+		SKIP("holding an exit open needs a root domain of one CPU");
+	known_state();
+	avail_bw(&base);
+	while (!hit && tries++ < 5)
+		hit = exit_across_rebuild();
+	if (!hit)
+		SKIP("the child finished its exit before its parent ran, %d times",
+		     tries - 1);
+	tap_diag("the exit was held open across the rebuild at try %d", tries);
+	/*
+	 * Past both tasks' 0-lag times (their deadlines are at most 100 ms
+	 * away, a debt adds some), or the parent's release alone could show
+	 * the total back before the child's is taken.
+	 */
+	usleep(1000 * 1000);
+	if (dl_total_bw_wait(0, base, 3000)) {
+		avail_bw(&t);
+		CHECK(0, "total_bw %lld 4 s after the exit, was %lld before",
+		      t, base);
+	}
+	/* The sysctl write rebuilds the accounting: the next test starts clean. */
+	known_state();
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -660,6 +784,7 @@ int main(void)
 		TAP_TEST(servers_kept_across_rebuild),
 		TAP_TEST(returned_after_boosted_task_leaves),
 		TAP_TEST(zombie_takes_no_bandwidth),
+		TAP_TEST(rebuild_while_task_exits),
 		{ NULL, NULL }
 	};
 

@@ -572,24 +572,37 @@ static void offline_with_reclaiming_tasks(void)
 #define JOB_ZERO_LAG (5700 * MS)
 #define PERIOD_MAX "sched_deadline_period_max_us"
 
+/*
+ * fork() on CPU 1: a child starts on its parent's only CPU and stays
+ * there once it has every CPU (*@all) again, as a deadline task must.
+ * The parent has every CPU again when it returns.
+ */
+static pid_t fork_on_cpu1(cpu_set_t *all)
+{
+	cpu_set_t one;
+	pid_t pid;
+
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	REQUIRE(sched_getaffinity(0, sizeof(*all), all) == 0 &&
+		sched_setaffinity(0, sizeof(one), &one) == 0,
+		"affinity: %s", strerror(errno));
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid)
+		CHECK(sched_setaffinity(0, sizeof(*all), all) == 0,
+		      "affinity back: %s", strerror(errno));
+	return pid;
+}
+
 static pid_t short_job(int *cpu_fd)
 {
-	cpu_set_t one, all;
+	cpu_set_t all;
 	int p[2];
 	pid_t pid;
 
-	/*
-	 * Forked on CPU 1: a child starts on its parent's only CPU and stays
-	 * there once it has every CPU again, as a deadline task must.
-	 */
-	CPU_ZERO(&one);
-	CPU_SET(1, &one);
-	REQUIRE(sched_getaffinity(0, sizeof(all), &all) == 0 &&
-		sched_setaffinity(0, sizeof(one), &one) == 0,
-		"affinity: %s", strerror(errno));
 	REQUIRE(pipe(p) == 0, "pipe: %s", strerror(errno));
-	pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	pid = fork_on_cpu1(&all);
 	if (pid == 0) {
 		int cpu;
 
@@ -603,8 +616,6 @@ static pid_t short_job(int *cpu_fd)
 			_exit(2);
 		_exit(0);
 	}
-	CHECK(sched_setaffinity(0, sizeof(all), &all) == 0,
-	      "affinity back: %s", strerror(errno));
 	close(p[1]);
 	*cpu_fd = p[0];
 	return pid;
@@ -731,19 +742,13 @@ static int last_cpu(pid_t pid)
  */
 static pid_t sleeper_on_cpu1(int *go)
 {
-	cpu_set_t one, all;
+	cpu_set_t all;
 	int p[2];
 	pid_t pid;
 	char c;
 
-	CPU_ZERO(&one);
-	CPU_SET(1, &one);
-	REQUIRE(sched_getaffinity(0, sizeof(all), &all) == 0 &&
-		sched_setaffinity(0, sizeof(one), &one) == 0,
-		"affinity: %s", strerror(errno));
 	REQUIRE(pipe(p) == 0, "pipe: %s", strerror(errno));
-	pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	pid = fork_on_cpu1(&all);
 	if (pid == 0) {
 		close(p[1]);
 		if (sched_setaffinity(0, sizeof(all), &all) ||
@@ -752,8 +757,6 @@ static pid_t sleeper_on_cpu1(int *go)
 			_exit(1);
 		_exit(0);
 	}
-	CHECK(sched_setaffinity(0, sizeof(all), &all) == 0,
-	      "affinity back: %s", strerror(errno));
 	close(p[0]);
 	*go = p[1];
 	return pid;

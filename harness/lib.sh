@@ -45,9 +45,11 @@ export CCACHE_BASEDIR=$VDIR
 NPROC=$(nproc)
 
 # git in the cache's repository, with an identity for git am's commits.
+# gc.auto=0: an automatic gc after the tree's import runs detached for
+# minutes, and would hold the cache lock (fd 9) it inherited meanwhile.
 cgit() {
 	git -c user.name="dlk harness" -c user.email=harness@dlk.invalid \
-	    -c advice.detachedHead=false "$@"
+	    -c advice.detachedHead=false -c gc.auto=0 "$@"
 }
 
 # series_files: the patch files listed in patches/series, in order.

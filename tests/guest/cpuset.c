@@ -717,23 +717,9 @@ static void dead_task_bw_after_its_cpu_offline(void)
 /* The CPU @pid last ran on (/proc/PID/stat), or -1. */
 static int last_cpu(pid_t pid)
 {
-	char path[64], stat[512], *rp;
-	int cpu = -1;
-	FILE *f;
+	int cpu;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	rp = fgets(stat, sizeof(stat), f) ? strrchr(stat, ')') : NULL;
-	fclose(f);
-	/* Fields 3 on: state ... 39 processor */
-	if (!rp || sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-			  "%*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %*d "
-			  "%*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u "
-			  "%*u %*d %d", &cpu) != 1)
-		return -1;
-	return cpu;
+	return proc_stat_cpu(pid, NULL, &cpu) ? -1 : cpu;
 }
 
 /*

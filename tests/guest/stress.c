@@ -1402,26 +1402,13 @@ static void show_starved(pid_t pid)
 		"se.sum_exec_runtime", "nr_switches", "dl.runtime",
 		"dl.deadline", "policy",
 	};
-	char path[64], stat[512] = "", *rp;
+	char path[64];
 	long long v[5];
 	unsigned int i;
-	FILE *f;
 	int cpu = -1;
 	char st = '?';
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (f) {
-		if (!fgets(stat, sizeof(stat), f))
-			stat[0] = 0;
-		fclose(f);
-	}
-	rp = strrchr(stat, ')');
-	if (rp)
-		sscanf(rp + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-		       "%*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %*d %*u %*u "
-		       "%*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*d %d",
-		       &st, &cpu);
+	proc_stat_cpu(pid, &st, &cpu);
 	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
 	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
 		if (proc_field(path, field[i], &v[i]))

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "file.h"
@@ -31,4 +32,34 @@ int file_put(const char *path, const char *fmt, ...)
 		return -1;
 	}
 	return close(fd);
+}
+
+int proc_stat_cpu(pid_t pid, char *state, int *cpu)
+{
+	char path[64], line[512], *rp = NULL;
+	char st;
+	int c;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f))
+		rp = strrchr(line, ')');
+	fclose(f);
+	/*
+	 * The command name, in parentheses, may hold spaces and parentheses
+	 * itself: start after the last ')'.  Fields 3 (state) to 39.
+	 */
+	if (!rp || sscanf(rp + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+			  "%*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %*d "
+			  "%*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u "
+			  "%*u %*d %d", &st, &c) != 2)
+		return -1;
+	if (state)
+		*state = st;
+	if (cpu)
+		*cpu = c;
+	return 0;
 }

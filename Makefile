@@ -9,6 +9,7 @@
 #   make gedf-compare global EDF's misses and tardiness, ours against stock
 #   make fuzz     the differential fuzzer of the scheduling ABI, stock against ours
 #   make stress   deadline tasks, CPU hotplug and cpusets on the debug kernels
+#   make mutants  deliberate defects in ours, each must fail a test [MUTANTS=a,b]
 #   make cover    compile the tree's component users against ours
 #   make matrix   build ours's kernel/sched in UP, PREEMPT_RT, ... [MATRIX=up,...]
 #   make check    checkpatch --strict on every patch [BISECT=1: build each prefix]
@@ -31,6 +32,9 @@ MATRIX ?=
 FUZZ_OPS ?= 1000000
 FUZZ_SEED ?= 1
 STRESS_SECONDS ?= 600
+MUTANTS ?=
+MUTANT_JOBS ?= 2
+MUTANT_BASELINE ?= 0
 comma := ,
 
 OUT := $(or $(DLK_OUT),$(CURDIR)/out)
@@ -66,12 +70,13 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/hos
 INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
-	bench-dl gedf-compare prof-switch fuzz stress matrix dev-tree export clean distclean
+	bench-dl gedf-compare prof-switch fuzz stress mutants matrix dev-tree export \
+	clean distclean
 
 all: help
 
 help:
-	@sed -n '3,15s/^# //p' Makefile
+	@sed -n '3,16s/^# //p' Makefile
 
 deps:
 	@sh harness/deps.sh
@@ -182,6 +187,14 @@ stress: deps
 		DEBUG=$(if $(filter command line,$(origin DEBUG)),$(DEBUG),1) \
 		SMP=$(or $(SMP),4) STRESS_SECONDS=$(STRESS_SECONDS) \
 		sh harness/stress.sh
+
+# Each diff of tests/mutants/ applied to ours, built and run against the
+# suites its header names: it must fail one.  harness/mutants.sh.
+mutants: deps
+	@$(MAKE) --no-print-directory kernels guest initramfs KERNELS=ours
+	@INITRD=$(INITRD) KTAPSUM=$(KTAPSUM) MUTANTS=$(MUTANTS) \
+		MUTANT_JOBS=$(MUTANT_JOBS) MUTANT_BASELINE=$(MUTANT_BASELINE) \
+		sh harness/mutants.sh
 
 cover: deps
 	@$(MAKE) --no-print-directory kernels

@@ -17,10 +17,12 @@
  *	lists the suites the boot had to run (a,b,c): one that never began
  *	is a failure.  -B says the boot itself failed, and how.
  *
- *   ktapsum summary RESULTS...
+ *   ktapsum summary [-m SKIPS] RESULTS...
  *	Prints the counts per kernel and suite, every failure by name, and
  *	last "N passed, N failed" (", N skipped" when any were).  Exits 1 if
- *	anything failed.
+ *	anything failed.  -m: the skips expected (see read_manifest()); any
+ *	other skip of a kernel it names fails, and so does one it lists
+ *	that did not happen.
  *
  * A record is one line: KERNEL TAB SUITE TAB PASS|FAIL|SKIP|XFAIL TAB NAME TAB
  * DETAIL.  Problems that are not a test's own verdict (a missing plan,
@@ -30,6 +32,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -176,11 +179,15 @@ static void detail_of(struct doc *d, char *buf, size_t len)
 }
 
 /*
- * A test that cannot print "# XFAIL" itself (a KUnit case) marks itself a
- * known defect with a diagnostic line "... DLK-XFAIL impl VAR: reason"
- * before its result, printed only on the implementation it is about.
+ * A test that cannot print "# XFAIL" itself (a KUnit case) says that its
+ * check of a known defect fired with a diagnostic line "... DLK-DEFECT
+ * impl VAR: reason" before its result, printed only on the implementation
+ * the defect is about, where that check does not fail the case
+ * (tests/modules/dlk_defect.h).  The case is that known defect if it
+ * passed otherwise; if it failed, another check failed as well, and it is
+ * a failure.  A defect check that passed there failed the case itself.
  */
-#define MARK "DLK-XFAIL "
+#define MARK "DLK-DEFECT "
 
 static void add_diag(struct doc *d, const char *s)
 {
@@ -299,13 +306,16 @@ static void on_result(struct doc *d, int level, const char *s)
 		d->ndiag = 0;
 		return;
 	}
-	/* A marked failure is a known defect; a marked pass, a failure. */
+	/*
+	 * A case whose defect check fired is that known defect if nothing
+	 * else failed; "# XFAIL" itself is for a TAP producer's own verdict.
+	 */
 	if (d->mark[0] && !r.skip) {
 		if (r.ok)
-			add_diag(d, "# marked as a known defect, but passed: the mark must go");
-		else
 			snprintf(r.reason, sizeof(r.reason), "%s", d->mark);
-		r.xfail = !r.ok;
+		else
+			add_diag(d, "# its known defect showed, but another check failed: not that known defect");
+		r.xfail = r.ok;
 		r.ok = false;
 	}
 	d->mark[0] = '\0';
@@ -319,9 +329,11 @@ static void on_result(struct doc *d, int level, const char *s)
 	}
 	leaf_name(d, level, r.name, name, sizeof(name));
 	detail_of(d, det, sizeof(det));
-	if (r.xfail && !r.ok)
+	/* A skip's and a known defect's detail is their reason. */
+	if (r.skip || (r.xfail && !r.ok))
 		snprintf(det, sizeof(det), "%s", r.reason);
-	record(d, suite_of(d, level), status, name, r.ok ? "" : det);
+	record(d, suite_of(d, level), status, name,
+	       r.ok && !r.skip ? "" : det);
 }
 
 /* Feeds one line of a KTAP/TAP document (prefixes already removed). */
@@ -425,38 +437,113 @@ static FILE *open_log(const char *path)
 }
 
 /*
- * A kernel report waits for the lines after it: if its RIP is in
- * pick_task_fair(), it is most likely the tree's sched/debug race
- * (tests/lib/dl.h), and the failure says so.
+ * A known defect that panics the kernel (tests/lib/tap.h,
+ * tap_expect_panic()): before it, the console says which report is
+ * coming, "DLK-PANIC test: 'text' in function: reason" (function "any":
+ * wherever).  The first report after that line that holds the text, with
+ * its RIP in that function (or a part of it the compiler split off, as
+ * "function.cold"), is that known defect: its test is recorded as
+ * such in the guest's suite that the panic cut short, and the reports
+ * after it, the panic's own, and the unfinished boot are no failures.
+ * Any other report is one, as always.
+ */
+static struct {
+	bool seen, matched;
+	char test[TEXT], text[TEXT], func[TEXT], reason[TEXT];
+} expected;
+
+#define PANIC_MARK "DLK-PANIC "
+
+/* Reads a mark "test: 'text' in func: reason"; false if it is not one. */
+static bool panic_mark(const char *m)
+{
+	const char *p = strstr(m, PANIC_MARK), *q, *r, *t;
+
+	if (!p || expected.seen)
+		return false;
+	p += strlen(PANIC_MARK);
+	q = strstr(p, ": '");
+	r = q ? strstr(q + 3, "' in ") : NULL;
+	t = r ? strstr(r + 5, ": ") : NULL;
+	if (!t)
+		return false;
+	snprintf(expected.test, TEXT, "%.*s", (int)(q - p), p);
+	snprintf(expected.text, TEXT, "%.*s", (int)(r - q - 3), q + 3);
+	snprintf(expected.func, TEXT, "%.*s", (int)(t - r - 5), r + 5);
+	snprintf(expected.reason, TEXT, "%s", t + 2);
+	expected.seen = true;
+	return true;
+}
+
+/*
+ * A kernel report waits for the lines after it: its RIP's function is
+ * read there.  If it is pick_task_fair(), it is most likely the tree's
+ * sched/debug race (tests/lib/dl.h), and the failure says so.
  */
 struct report {
 	char msg[TEXT];
+	char rip[TEXT];		/* the function of its first RIP line */
+	char where[TEXT + 16];
 	bool pending, eevdf;
+	bool after_mark;	/* came after a DLK-PANIC mark */
 };
+
+/* Whether @rip is the expected function, or a part of it ("f.cold"). */
+static bool same_function(const char *rip)
+{
+	size_t n = strlen(expected.func);
+
+	return !strncmp(rip, expected.func, n) &&
+	       (rip[n] == '\0' || rip[n] == '.');
+}
 
 static void report_flush(struct doc *d, struct report *r)
 {
 	if (!r->pending)
 		return;
+	r->pending = false;
+	/* The kernel's end, after the panic that was expected. */
+	if (expected.matched)
+		return;
+	if (r->after_mark && strstr(r->msg, expected.text) &&
+	    (!strcmp(expected.func, "any") || same_function(r->rip))) {
+		expected.matched = true;
+		return;
+	}
+	snprintf(r->where, sizeof(r->where), r->rip[0] ? "RIP in %s()" : "%s",
+		 r->rip);
 	record(d, "kernel-log", "FAIL", r->msg, r->eevdf ?
 	       "RIP in pick_task_fair(): likely the 6.12.118 tree's race "
 	       "between sched/debug readers and the fair class "
-	       "(see tests/lib/dl.h)" : "");
-	r->pending = false;
+	       "(see tests/lib/dl.h)" : r->where);
 }
 
 static void report_line(struct doc *d, struct report *r, const char *m,
 			unsigned long n, int *reports)
 {
+	const char *rip;
+
+	if (panic_mark(m))
+		return;
+	/* "BUG: ..." and then "Oops: ...": one report, read to its RIP. */
+	if (r->pending && !r->rip[0] && !strncmp(m, "Oops: ", 6))
+		return;
 	if (is_report(m) && (*reports)++ < 20) {
 		report_flush(d, r);
 		snprintf(r->msg, sizeof(r->msg), "console line %lu: %.200s",
 			 n, m);
 		r->pending = true;
 		r->eevdf = false;
-	} else if (r->pending && strstr(m, "RIP: ") &&
-		   strstr(m, "pick_task_fair+")) {
-		r->eevdf = true;
+		r->rip[0] = '\0';
+		r->after_mark = expected.seen;
+	} else if (r->pending && !r->rip[0] && (rip = strstr(m, "RIP: "))) {
+		/* "RIP: 0010:inactive_task_timer+0x51/0x1e0" */
+		rip += 5;
+		if (strchr(rip, ':') && strchr(rip, '+'))
+			rip = strchr(rip, ':') + 1;
+		snprintf(r->rip, sizeof(r->rip), "%.*s",
+			 (int)strcspn(rip, "+ "), rip);
+		r->eevdf = !strcmp(r->rip, "pick_task_fair");
 	}
 }
 
@@ -560,6 +647,25 @@ static void check_expected(struct guest_state *g, const char *expect,
 	}
 }
 
+/*
+ * The suite that the expected panic cut short: its test is that known
+ * defect, one more result after those it printed (if it printed a plan:
+ * a KUnit suite's results come only after its module loaded).
+ */
+static void expected_panic_result(struct doc *d)
+{
+	char line[TEXT * 4];
+
+	if (!d->seen) {
+		record(d, d->suite, "XFAIL", expected.test, expected.reason);
+		return;
+	}
+	snprintf(line, sizeof(line), "not ok %d %s # XFAIL %s",
+		 d->lv[0].count + 1, expected.test, expected.reason);
+	ktap_line(d, line);
+	doc_finish(d, d->suite);
+}
+
 static int parse_guest(const char *kernel, const char *path, bool need_done,
 		       const char *expect, FILE *out)
 {
@@ -588,11 +694,13 @@ static int parse_guest(const char *kernel, const char *path, bool need_done,
 			guest_marker(&g, mark + 6, out, kernel);
 	}
 	fclose(f);
-	if (g.in_suite) {
+	if (g.in_suite && expected.matched) {
+		expected_panic_result(&g.d);
+	} else if (g.in_suite) {
 		doc_finish(&g.d, g.suite);
 		problem(&g.d, g.suite, "did not finish (the guest stopped in it)");
 	}
-	if (need_done && !g.done) {
+	if (need_done && !g.done && !expected.matched) {
 		doc_init(&g.d, kernel, "boot", out);
 		problem(&g.d, "boot", "the guest did not finish its suites");
 	}
@@ -631,7 +739,7 @@ static int usage(void)
 		"usage: ktapsum parse -k KERNEL -o RESULTS [-p BOOT] [-c CONSOLE [-K|-N]]\n"
 		"                     [-g GUEST [-D] [-e SUITES]] [-T SECONDS] [-B WHY]\n"
 		"                     [-t TAP -s SUITE]\n"
-		"       ktapsum summary RESULTS...\n");
+		"       ktapsum summary [-m SKIPS] RESULTS...\n");
 	return 2;
 }
 
@@ -737,6 +845,102 @@ static bool split_record(char *line, char **f)
 	return true;
 }
 
+/*
+ * The skips a run expects (-m, tests/guest/skips): a line per skip,
+ * "KERNEL BOOT SUITE/TEST REASON", BOOT "-" for a suite of no boot (the
+ * kernel's built-in KUnit, the host's), REASON a shell pattern of the
+ * skip's reason.  A skip of a kernel the list names that the list does
+ * not have, and a listed skip that did not happen in a suite that ran,
+ * are failures.
+ */
+struct listed_skip {
+	char kernel[64], suite[TEXT * 5], name[TEXT * 3], reason[TEXT * 8];
+	int line;
+	bool seen;
+};
+
+static struct listed_skip *listed;
+static int nlisted;
+static const char *manifest;
+
+static int read_manifest(const char *path)
+{
+	char line[2048], boot[TEXT], test[TEXT * 3];
+	struct listed_skip *l;
+	int n = 0, used;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "ktapsum: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *slash;
+
+		n++;
+		line[strcspn(line, "\n")] = '\0';
+		if (line[strspn(line, " \t")] == '#' || !line[strspn(line, " \t")])
+			continue;
+		l = realloc(listed, sizeof(*l) * (nlisted + 1));
+		if (!l) {
+			perror("ktapsum");
+			exit(2);
+		}
+		listed = l;
+		l = &listed[nlisted];
+		memset(l, 0, sizeof(*l));
+		l->line = n;
+		if (sscanf(line, "%63s %255s %767s %n", l->kernel, boot, test,
+			   &used) < 3 || !(slash = strchr(test, '/')) ||
+		    !line[used]) {
+			fprintf(stderr, "ktapsum: %s:%d: not KERNEL BOOT "
+				"SUITE/TEST REASON\n", path, n);
+			fclose(f);
+			return 1;
+		}
+		*slash = '\0';
+		if (strcmp(boot, "-"))
+			snprintf(l->suite, sizeof(l->suite), "%s/%s", boot,
+				 test);
+		else
+			snprintf(l->suite, sizeof(l->suite), "%s", test);
+		snprintf(l->name, sizeof(l->name), "%s", slash + 1);
+		snprintf(l->reason, sizeof(l->reason), "%s", line + used);
+		nlisted++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Whether the list names @kernel at all: only then are its skips checked. */
+static bool kernel_listed(const char *kernel)
+{
+	int i;
+
+	for (i = 0; i < nlisted; i++)
+		if (!strcmp(listed[i].kernel, kernel))
+			return true;
+	return false;
+}
+
+/* A skip in the results: whether the list has it (and now, it was seen). */
+static bool skip_listed(char **f)
+{
+	int i;
+
+	for (i = 0; i < nlisted; i++) {
+		struct listed_skip *l = &listed[i];
+
+		if (!strcmp(l->kernel, f[0]) && !strcmp(l->suite, f[1]) &&
+		    !strcmp(l->name, f[3]) && !fnmatch(l->reason, f[4], 0)) {
+			l->seen = true;
+			return true;
+		}
+	}
+	return false;
+}
+
 static int read_results(const char *path, FILE *failures, FILE *known)
 {
 	char line[8192], *f[5];
@@ -754,6 +958,12 @@ static int read_results(const char *path, FILE *failures, FILE *known)
 		t = tally_of(f[0], f[1]);
 		if (!strcmp(f[2], "PASS")) {
 			t->pass++;
+		} else if (!strcmp(f[2], "SKIP") && manifest &&
+			   kernel_listed(f[0]) && !skip_listed(f)) {
+			t->fail++;
+			fprintf(failures, "FAIL  %s/%s: %s\n        skipped (%s), "
+				"and %s does not list that skip\n", f[0], f[1],
+				f[3], f[4], manifest);
 		} else if (!strcmp(f[2], "SKIP")) {
 			t->skip++;
 		} else if (!strcmp(f[2], "XFAIL")) {
@@ -780,16 +990,55 @@ static void copy_out(FILE *f)
 		fwrite(buf, 1, n, stdout);
 }
 
+/* Whether the results have anything of @kernel's @suite: it ran. */
+static bool suite_ran(const char *kernel, const char *suite)
+{
+	int i;
+
+	for (i = 0; i < ntallies; i++)
+		if (!strcmp(tallies[i].kernel, kernel) &&
+		    !strcmp(tallies[i].suite, suite))
+			return true;
+	return false;
+}
+
+/* The listed skips that did not happen, in suites that ran. */
+static void check_listed(FILE *failures)
+{
+	int i;
+
+	for (i = 0; i < nlisted; i++) {
+		struct listed_skip *l = &listed[i];
+
+		if (l->seen || !suite_ran(l->kernel, l->suite))
+			continue;
+		tally_of(l->kernel, l->suite)->fail++;
+		fprintf(failures, "FAIL  %s/%s: %s\n        no skip for the "
+			"reason %s:%d lists (%s): the line must go\n",
+			l->kernel, l->suite, l->name, manifest, l->line,
+			l->reason);
+	}
+}
+
 static int cmd_summary(int argc, char **argv)
 {
 	int i, pass = 0, fail = 0, skip = 0, xfail = 0, bad = 0;
 	FILE *failures = tmpfile(), *known = tmpfile();
 	const char *kernel = "";
 
+	if (argc > 2 && !strcmp(argv[1], "-m")) {
+		manifest = argv[2];
+		if (read_manifest(manifest))
+			return 2;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 2 || !failures || !known)
 		return usage();
 	for (i = 1; i < argc; i++)
 		bad += read_results(argv[i], failures, known);
+	if (manifest)
+		check_listed(failures);
 	for (i = 0; i < ntallies; i++) {
 		struct tally *t = &tallies[i];
 
@@ -805,6 +1054,21 @@ static int cmd_summary(int argc, char **argv)
 		fail += t->fail;
 		skip += t->skip;
 		xfail += t->xfail;
+	}
+	/* A kernel the list does not name (a debug one): say so. */
+	for (i = 0; manifest && i < ntallies; i++) {
+		const char *k = tallies[i].kernel;
+		int j, n = 0;
+
+		for (j = 0; j < ntallies; j++)
+			if (!strcmp(tallies[j].kernel, k)) {
+				if (j < i)
+					break;
+				n += tallies[j].skip;
+			}
+		if (j == ntallies && n && !kernel_listed(k))
+			printf("%s's %d skips are not checked: %s names no "
+			       "skip of it\n", k, n, manifest);
 	}
 	copy_out(known);
 	copy_out(failures);

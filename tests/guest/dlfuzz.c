@@ -579,18 +579,20 @@ static void stat_add(int type, const struct res *r)
 		stat_err[type][r->err < NERR ? r->err : 0]++;
 }
 
-static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void out(const char *fmt, ...)
+/* Prints a line (a diagnostic in TAP); whether it was written out. */
+static bool out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool out(const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	if (tap)
 		fputs("# ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	n = vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
-	fflush(stdout);
+	return fflush(stdout) == 0 && n >= 0 && !ferror(stdout);
 }
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -1663,6 +1665,8 @@ static void parse(int argc, char **argv)
 
 /* ---- main ---- */
 
+static long checkpoints;	/* "ck INDEX HASH" lines printed */
+
 static void step(long idx, long *done)
 {
 	struct res r;
@@ -1670,8 +1674,22 @@ static void step(long idx, long *done)
 
 	gen_op(idx, &o);
 	run_op(idx, &o, &r);
-	if (++*done % every == 0)
-		out("ck %ld %016llx", idx, (unsigned long long)hash);
+	if (++*done % every == 0 &&
+	    out("ck %ld %016llx", idx, (unsigned long long)hash))
+		checkpoints++;
+}
+
+/* The ops the run is to make: -n's, or as many as -k's list names. */
+static long planned_ops(void)
+{
+	const char *kp = klist;
+	long a, hi, n = 0;
+
+	if (!klist)
+		return nops;
+	while ((a = k_next(&kp, &hi)) >= 0)
+		n += hi >= a ? hi - a + 1 : 0;
+	return n;
 }
 
 static void print_stats(void)
@@ -1703,9 +1721,10 @@ static void print_stats(void)
 int main(int argc, char **argv)
 {
 	long long start_total, end_total;
-	long i, done = 0, hi, t0;
+	long i, done = 0, hi, t0, planned, results = 0;
 	long nok = 0, nerr = 0;
-	int w, t;
+	int w, t, reaped = 0;
+	bool completed;
 
 	parse(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1729,6 +1748,7 @@ int main(int argc, char **argv)
 	for (w = 0; w < NW; w++)
 		spawn_worker(w);
 	start_total = bw_total();
+	planned = planned_ops();
 	t0 = now_ms();
 	if (klist) {
 		const char *kp = klist;
@@ -1753,7 +1773,7 @@ int main(int argc, char **argv)
 			    i / NT, i % NT, strerror(errno));
 	for (w = 0; w < NW; w++) {
 		kill(wpid[w], SIGKILL);
-		waitpid(wpid[w], NULL, 0);
+		reaped += waitpid(wpid[w], NULL, 0) == wpid[w];
 		for (t = 0; t < NT; t++)
 			slots[w * NT + t].tid = 0;
 	}
@@ -1777,7 +1797,8 @@ int main(int argc, char **argv)
 		hash_str(line);
 		out("%s", line);
 	}
-	out("ck end %ld %016llx", done, (unsigned long long)hash);
+	checkpoints += out("ck end %ld %016llx", done,
+			   (unsigned long long)hash);
 	out("ops %ld in %ld ms of guest time", done, now_ms() - t0);
 	print_stats();
 	cgroups_teardown();
@@ -1788,10 +1809,22 @@ int main(int argc, char **argv)
 		return 0;
 	for (t = 0; t < OP_NTYPES; t++) {
 		nok += stat_ok[t];
+		results += stat_ok[t] + stat_skip[t] + stat_err[t][0];
 		for (w = 1; w < NERR; w++)
 			nerr += stat_err[t][w];
 	}
-	printf("ok 1 fuzz_completed\n");
+	results += nerr;
+	/*
+	 * Completed: every op planned was made and has its result in the
+	 * statistics, a checkpoint was written out every -c ops and at the
+	 * end (the host compares them), and every worker was reaped.
+	 */
+	completed = done == planned && results == done &&
+		    checkpoints == done / every + 1 && reaped == NW;
+	printf("%sok 1 fuzz_completed # %ld of %ld ops, %ld results, %ld "
+	       "checkpoints of %ld, %d of %d workers reaped\n",
+	       completed ? "" : "not ", done, planned, results, checkpoints,
+	       done / every + 1, reaped, NW);
 	printf("%sok 2 fuzz_valid_and_invalid_calls # %ld succeeded, %ld "
 	       "failed\n", nok > done / 10 && nerr > done / 10 ? "" : "not ",
 	       nok, nerr);

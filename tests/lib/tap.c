@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * TAP producer: see tap.h.  The child reports its verdict through its exit
- * status (0 pass, 1 fail, 4 skip) and a skip reason through a pipe.
+ * status (0 pass, 1 fail, 3 known defect, 4 skip) and the reason of a skip
+ * or a known defect through a pipe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,15 +17,26 @@
 
 #include "tap.h"
 
-enum { TAP_PASS = 0, TAP_FAIL = 1, TAP_SKIP = 4 };
+enum { TAP_PASS = 0, TAP_FAIL = 1, TAP_XFAIL = 3, TAP_SKIP = 4 };
 
 /*
- * The child tells the parent a skip reason or a known-defect mark through
- * a pipe, as one message: a letter (S or X) and the reason.
+ * The child tells the parent a skip reason or the known defect it showed
+ * through a pipe, as one message when it ends: a letter (S or X) and the
+ * reason.
  */
 
 static bool failed;
 static int skip_fd = -1;
+static const char *test_name;
+
+/* The running test's known defects: see tap.h. */
+static struct {
+	int checks;		/* defect checks made on the defective kind */
+	int fired;		/* of which failed: the defect showed */
+	char reason[200];	/* the first that fired */
+	bool panic;		/* a panic is due (tap_expect_panic) */
+	char panic_what[200];
+} defect;
 
 static void vdiag(const char *fmt, va_list ap)
 {
@@ -74,17 +86,26 @@ void tap_fail_now(const char *file, int line, const char *fmt, ...)
 	exit(TAP_FAIL);
 }
 
+/* The child's one message to the parent: a letter and the reason. */
+static void send(char kind, const char *reason)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%c%s", kind, reason);
+	if (skip_fd >= 0 && write(skip_fd, msg, strlen(msg)) < 0)
+		tap_diag("%s lost: %s", kind == 'S' ? "skip reason" :
+			 "known defect", strerror(errno));
+}
+
 void tap_skip_now(const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
 
-	msg[0] = 'S';
 	va_start(ap, fmt);
-	vsnprintf(msg + 1, sizeof(msg) - 1, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (skip_fd >= 0 && write(skip_fd, msg, strlen(msg)) < 0)
-		tap_diag("skip reason lost: %s", strerror(errno));
+	send('S', msg);
 	exit(TAP_SKIP);
 }
 
@@ -109,18 +130,56 @@ bool tap_impl_is(const char *var, const char *impl)
 	return v && !strcmp(v, impl);
 }
 
-void tap_known_defect(const char *var, const char *impl, const char *reason)
+void tap_defect_check(bool ok, const char *var, const char *impl,
+		      const char *reason, const char *file, int line,
+		      const char *fmt, ...)
 {
-	char msg[256];
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!tap_impl_is(var, impl)) {
+		vcheck(ok, file, line, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	defect.checks++;
+	if (ok)
+		return;
+	if (!defect.fired++)
+		snprintf(defect.reason, sizeof(defect.reason), "%s %s: %s",
+			 impl, var + 4, reason);
+	tap_diag("%s:%d: %s (the known defect of %s %s: %s)", file, line, msg,
+		 impl, var + 4, reason);
+}
+
+void tap_expect_panic(const char *var, const char *impl, const char *text,
+		      const char *func, const char *reason)
+{
+	char line[512];
+	int fd;
 
 	if (!tap_impl_is(var, impl))
 		return;
-	snprintf(msg, sizeof(msg), "X%s %s: %s", impl, var + 4, reason);
-	if (skip_fd >= 0 && write(skip_fd, msg, strlen(msg)) < 0)
-		tap_diag("known-defect mark lost: %s", strerror(errno));
-	/* one message per test: the pipe is read to its end by the parent */
-	close(skip_fd);
-	skip_fd = -1;
+	snprintf(defect.panic_what, sizeof(defect.panic_what),
+		 "'%s' in %s", text, func);
+	snprintf(line, sizeof(line), "DLK-PANIC %s: %s: %s %s: %s\n",
+		 test_name ? test_name : "?", defect.panic_what, impl, var + 4,
+		 reason);
+	defect.panic = true;
+	tap_diag("%.*s", (int)strlen(line) - 1, line);
+	/*
+	 * The console is written at once, in order with the report to
+	 * come; this program's output may still be on its way when the
+	 * kernel dies.
+	 */
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, line, strlen(line)) < 0)
+		tap_diag("/dev/kmsg: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
 }
 
 void tap_check_errno(long ret, int err, int want, const char *wname,
@@ -136,12 +195,40 @@ void tap_check_errno(long ret, int err, int want, const char *wname,
 			  what, ret, wname);
 }
 
+/* The verdict of a test that returned, from its checks. */
+static int verdict(void)
+{
+	if (defect.panic) {
+		tap_diag("the kernel did not panic (%s) as this test expects "
+			 "on this kernel: the mark must go", defect.panic_what);
+		return TAP_FAIL;
+	}
+	if (failed) {
+		if (defect.fired)
+			tap_diag("its known defect showed (%s), but another "
+				 "check failed: not that known defect",
+				 defect.reason);
+		return TAP_FAIL;
+	}
+	if (defect.fired) {
+		send('X', defect.reason);
+		return TAP_XFAIL;
+	}
+	if (defect.checks) {
+		tap_diag("every defect check passed (%d): the known defect did "
+			 "not show, the mark must go", defect.checks);
+		return TAP_FAIL;
+	}
+	return TAP_PASS;
+}
+
 static void child(const struct tap_test *t, int fd)
 {
 	skip_fd = fd;
+	test_name = t->name;
 	t->fn();
 	fflush(stdout);
-	exit(failed ? TAP_FAIL : TAP_PASS);
+	exit(verdict());
 }
 
 /*
@@ -201,20 +288,17 @@ static double mono_s(void)
 /* Prints the TAP line of test @n from its verdict and its message. */
 static void report(int n, const char *name, int v, const char *why, int *nfail)
 {
-	bool marked = why[0] == 'X';
-
-	if (v == TAP_SKIP) {
-		printf("ok %d %s # SKIP %s\n", n, name, why[0] ? why + 1 : "");
-	} else if (marked && v != TAP_PASS) {
+	if (v == TAP_SKIP && why[0] == 'S') {
+		printf("ok %d %s # SKIP %s\n", n, name, why + 1);
+	} else if (v == TAP_XFAIL && why[0] == 'X') {
 		printf("not ok %d %s # XFAIL %s\n", n, name, why + 1);
-	} else if (marked) {
-		tap_diag("%s passed, but is marked as a known defect (%s): "
-			 "remove the mark", name, why + 1);
-		printf("not ok %d %s\n", n, name);
-		(*nfail)++;
 	} else if (v == TAP_PASS) {
 		printf("ok %d %s\n", n, name);
 	} else {
+		/* A REQUIRE, a signal, or an exit status of its own. */
+		if (v != TAP_FAIL)
+			tap_diag("%s: exit status %d, message '%s'", name, v,
+				 why);
 		printf("not ok %d %s\n", n, name);
 		(*nfail)++;
 	}

@@ -52,16 +52,45 @@ bool tap_debug_kernel(void);
 void tap_skip_on_debug_kernel(void);
 
 /*
- * Marks the running test as failing, for @reason, on kernels whose
- * implementation (the environment variable @var, set by the guest's init
- * from the kernel command line: DLK_DL, DLK_COMPONENT) is @impl.  There a
- * failure is reported as "not ok ... # XFAIL reason", which the harness
- * lists as a known defect, and a pass as a failure: the mark must go.
- * Elsewhere the test must simply pass.
+ * Known defects: behaviour that one implementation is known to get wrong,
+ * on kernels whose implementation (the environment variable @var, set by
+ * the guest's init from the kernel command line: DLK_DL, DLK_COMPONENT)
+ * is @impl.  The defect is declared at the check that shows it:
+ *
+ *	DEFECT_CHECK(cond, reason, fmt, ...)	(@impl classic of DLK_DL)
+ *
+ * Elsewhere it is an ordinary CHECK.  On @impl, a defect check that
+ * fails records the defect, and the test is reported "not ok ... # XFAIL
+ * impl VAR: reason", which the harness lists as a known defect, only if
+ * nothing else went wrong: any other failing CHECK or REQUIRE, or a
+ * signal, makes it a plain failure.  A test on @impl whose defect checks
+ * all passed is a failure too: the mark must go.
  */
-void tap_known_defect(const char *var, const char *impl, const char *reason);
-#define KNOWN_DEFECT_OF_CLASSIC_DL(reason)				\
-	tap_known_defect("DLK_DL", "classic", (reason))
+void tap_defect_check(bool ok, const char *var, const char *impl,
+		      const char *reason, const char *file, int line,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+#define DEFECT_CHECK_OF(var, impl, cond, reason, ...)			\
+	tap_defect_check(!!(cond), (var), (impl), (reason), __FILE__,	\
+			 __LINE__, __VA_ARGS__)
+#define DEFECT_CHECK(cond, reason, ...)					\
+	DEFECT_CHECK_OF("DLK_DL", "classic", cond, reason, __VA_ARGS__)
+
+/*
+ * A known defect that panics the kernel: on @impl of @var, the running
+ * test is about to make the kernel panic with a report whose first line
+ * holds @text, in the function @func ("any": wherever).  Says so on the
+ * kernel's console ("DLK-PANIC test: 'text' in func: impl VAR: reason"),
+ * where the harness finds it: the panic that follows is then that known
+ * defect, and the boot's other tests must not run after it (the test runs
+ * in a boot of its own).  Any other panic, or none, is a failure: a test
+ * that returns on @impl after this call fails (the mark must go).
+ * Elsewhere it does nothing.
+ */
+void tap_expect_panic(const char *var, const char *impl, const char *text,
+		      const char *func, const char *reason);
+#define EXPECT_PANIC_OF_CLASSIC_DL(text, func, reason)			\
+	tap_expect_panic("DLK_DL", "classic", (text), (func), (reason))
 
 /* Whether the implementation named by @var (as above) is @impl. */
 bool tap_impl_is(const char *var, const char *impl);

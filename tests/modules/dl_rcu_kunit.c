@@ -50,13 +50,9 @@
 /* The grace period, against about a second if the reader is throttled. */
 #define GP_BOUND	(400 * MS)
 
-/* Marks the running test as a known defect of the classic class. */
-static bool known_defect(struct kunit *test, const char *reason)
-{
-	if (CLASSIC)
-		kunit_info(test, "DLK-XFAIL classic DL: %s\n", reason);
-	return CLASSIC;
-}
+#define DLK_DEFECT_CLASSIC CLASSIC
+#define DLK_DEFECT_VAR "DL"
+#include "dlk_defect.h"
 
 enum reader_mode {
 	READER_AT_EXHAUSTION,	/* in a reader when the budget runs out */
@@ -258,14 +254,15 @@ static void grace_period_not_held_by_budget(struct kunit *test)
 	struct reader *r;
 	u64 gp;
 
-	known_defect(test, "throttled in an RCU reader, it holds grace periods");
 	r = run_reader(test, READER_AT_EXHAUSTION, &gp);
-	KUNIT_EXPECT_FALSE_MSG(test, r->inside.throttled,
-			       "throttled inside the reader, for %llu ms",
-			       (r->t_unlock - r->t_lock) / MS);
-	KUNIT_EXPECT_LE_MSG(test, gp, GP_BOUND,
-			    "a grace period waited %lld ms for the reader",
-			    gp == U64_MAX ? -1LL : (s64)(gp / MS));
+	/* The one defect, its cause and its effect. */
+	DEFECT_EXPECT(test, !r->inside.throttled && gp <= GP_BOUND,
+		      "throttled in an RCU reader, it holds grace periods",
+		      "%s inside the reader, for %llu ms; a grace period "
+		      "waited %lld ms for the reader (at most %llu)",
+		      r->inside.throttled ? "throttled" : "not throttled",
+		      (r->t_unlock - r->t_lock) / MS,
+		      gp == U64_MAX ? -1LL : (s64)(gp / MS), GP_BOUND / MS);
 }
 
 /*

@@ -53,7 +53,9 @@ boots_for() {
 			mine=$(echo "$list" | tr , '\n' |
 				grep -Fx "$(echo "$1" | tr , '\n')" |
 				paste -sd, - || true)
-			[ -n "$mine" ] && echo "$boot $smp $icount $mine ${devices:--}"
+			if [ -n "$mine" ]; then
+				echo "$boot $smp $icount $mine ${devices:--}"
+			fi
 		done
 }
 

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +27,7 @@ static int put(const char *file, const char *val)
 	return r ? -1 : 0;
 }
 
-int trace_start(void)
+static int start(bool dl_timers)
 {
 	struct stat st;
 
@@ -37,18 +40,67 @@ int trace_start(void)
 	    put("events/sched/sched_wakeup/enable", "1") ||
 	    put("events/sched/sched_wakeup_new/enable", "1"))
 		return -1;
+	if (dl_timers &&
+	    (put("events/timer/hrtimer_start/enable", "1") ||
+	     put("events/timer/hrtimer_expire_entry/enable", "1")))
+		return -1;
 	return put("tracing_on", "1");
+}
+
+int trace_start(void)
+{
+	return start(false);
+}
+
+int trace_start_dl_timers(void)
+{
+	return start(true);
+}
+
+/*
+ * The replenishment timer's callback: dl_task_timer() in the tree's
+ * class (kernel/sched/deadline.c), dl_timer_fire() in ours (dl_cbs.c).
+ */
+static bool dl_timer_fn(const char *fn)
+{
+	static const char *const names[] = { "dl_task_timer", "dl_timer_fire" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		n = strlen(names[i]);
+		if (!strncmp(fn, names[i], n) && (!fn[n] || isspace(fn[n])))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The task the line's CPU ran, from the "COMM-PID [CPU]" that opens it
+ * (@bracket points at the '['); -1 if there is none.
+ */
+static pid_t context_pid(const char *line, const char *bracket)
+{
+	const char *q = bracket;
+
+	while (q > line && q[-1] == ' ')
+		q--;
+	while (q > line && isdigit((unsigned char)q[-1]))
+		q--;
+	if (q == bracket || q == line || q[-1] != '-')
+		return -1;
+	return (pid_t)atoi(q);
 }
 
 /* One line of the text trace; 1 if it is an event of ours. */
 static int parse_line(const char *line, struct trace_ev *ev)
 {
 	const char *p = strchr(line, '[');
+	const char *bracket = p, *ev_name, *fn, *tm;
 	unsigned long sec, usec;
-	const char *ev_name;
 
 	if (!p || sscanf(p, "[%d]", &ev->cpu) != 1)
 		return 0;
+	ev->timer = 0;
 	p = strchr(p, ']');
 	/* after the flags field, "SECONDS.MICROS: event:" */
 	while (p && *p && sscanf(p, " %lu.%lu:", &sec, &usec) != 2)
@@ -68,6 +120,20 @@ static int parse_line(const char *line, struct trace_ev *ev)
 		    sscanf(np, "next_pid=%d", &ev->pid) != 1)
 			return 0;
 		ev->prev_state = ps[11];
+		return 1;
+	}
+	if ((ev_name = strstr(p, "hrtimer_start: ")) ||
+	    (ev_name = strstr(p, "hrtimer_expire_entry: "))) {
+		ev->kind = !strncmp(ev_name, "hrtimer_start", 13) ?
+			   TR_DL_TIMER_ARM : TR_DL_TIMER_FIRE;
+		fn = strstr(ev_name, " function=");
+		tm = strstr(ev_name, "hrtimer=");
+		if (!fn || !tm || !dl_timer_fn(fn + 10) ||
+		    sscanf(tm, "hrtimer=%" SCNx64, &ev->timer) != 1)
+			return 0;
+		ev->pid = context_pid(line, bracket);
+		ev->prev = 0;
+		ev->prev_state = 0;
 		return 1;
 	}
 	if ((ev_name = strstr(p, "sched_wakeup")) && strstr(ev_name, " pid=")) {
@@ -109,6 +175,8 @@ int trace_stop_read(struct trace_ev **evs)
 	}
 	fclose(f);
 	put("events/sched/enable", "0");
+	put("events/timer/hrtimer_start/enable", "0");
+	put("events/timer/hrtimer_expire_entry/enable", "0");
 	if (!v)
 		return -1;
 	/* The file merges the per-CPU buffers in time order already. */

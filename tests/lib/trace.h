@@ -10,19 +10,35 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum trace_kind { TR_WAKEUP, TR_SWITCH };
+enum trace_kind {
+	TR_WAKEUP,
+	TR_SWITCH,
+	TR_DL_TIMER_ARM,	/* a deadline entity's replenishment timer set */
+	TR_DL_TIMER_FIRE,	/* and its callback about to run */
+};
 
 struct trace_ev {
 	int64_t t;		/* ns, CLOCK_MONOTONIC */
 	int cpu;
 	enum trace_kind kind;
-	pid_t pid;		/* wakeup: the woken; switch: next */
+	pid_t pid;		/* wakeup: the woken; switch: next; timer:
+				 * the task the CPU ran (current) */
 	pid_t prev;		/* switch: the task switched out */
 	char prev_state;	/* switch: 'R' if prev stays runnable */
+	uint64_t timer;		/* timer: the hrtimer's (hashed) address */
 };
 
 /* Clears the buffer, sets the clock and starts the two events; 0 or -1. */
 int trace_start(void);
+
+/*
+ * trace_start() and the hrtimer events of the deadline class's
+ * replenishment timer (TR_DL_TIMER_*): a task's timer is set as its
+ * budget runs out, in its own context (the throttle), and fires at its
+ * next period (the replenishment).  The fair servers' timers have the
+ * same callback: tell them apart by the hrtimer address.  0 or -1.
+ */
+int trace_start_dl_timers(void);
 
 /* Stops tracing and reads the events in time order; count or -1. */
 int trace_stop_read(struct trace_ev **evs);

@@ -358,6 +358,100 @@ static void returned_when_running_task_leaves(void)
 	CHECK(WIFSIGNALED(status), "child failed: status %#x", status);
 }
 
+/* When a task the parent watches left the class, and how. */
+struct departure {
+	int64_t t0;		/* the start of its period */
+	int64_t gone;		/* when it left (or was about to exit) */
+};
+
+static void sleep_until_ns(int64_t t)
+{
+	struct timespec ts = { t / 1000000000, t % 1000000000 };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/*
+ * A task that leaves the class, or dies, with budget left keeps its
+ * bandwidth until its 0-lag time, d - q * P / Q (q the runtime left):
+ * until then what it was promised still counts against what the CBS
+ * promised the others, so it may not go to a new task.  With Q = 100 ms
+ * and D = P = 2 s, and 80 ms of the budget run from the period's start
+ * t0, q is 20 ms and the 0-lag time t0 + 2000 - 20 * 2000 / 100 =
+ * t0 + 1600 ms, a second and a half after the task is gone.  The total
+ * is read at t0 + 1300 ms (held) and at t0 + 2100 ms (given back): 300
+ * and 500 ms from the 0-lag time, for the budget's overheads and the
+ * host's timing on a guest of several vCPUs.
+ */
+static void held_until_zero_lag(bool die)
+{
+	const int64_t ms = NSEC_PER_MSEC;
+	struct departure *dep;
+	long long base, bw, total, held = (100LL << 20) / 2000;
+	int status;
+	pid_t pid;
+
+	dep = mmap(NULL, sizeof(*dep), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(dep != MAP_FAILED, "mmap: %s", strerror(errno));
+	known_state();
+	REQUIRE(dl_bw_of_cpu(0, &bw, &base) == 0, "read the total");
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		struct dl_attr other = { .size = DL_ATTR_SIZE_VER1 };
+
+		if (dl_become(100 * ms, 2000 * ms, 2000 * ms, 0))
+			_exit(2);
+		dep->t0 = now_ns();
+		spin_cpu(80 * ms);
+		dep->gone = now_ns();
+		if (die)
+			_exit(0);
+		if (dl_setattr(0, &other, 0))
+			_exit(3);
+		/* Alive, as SCHED_OTHER, while the parent looks. */
+		sleep(4);
+		_exit(0);
+	}
+	if (die) {
+		waitpid(pid, &status, 0);
+		REQUIRE(WIFEXITED(status) && !WEXITSTATUS(status),
+			"child failed: status %#x", status);
+	}
+	while (!dep->gone)
+		usleep(10000);
+	tap_diag("the task ran from +0 to +%.1f ms", (dep->gone - dep->t0) / 1e6);
+	REQUIRE(dep->gone - dep->t0 < 300 * ms, "the task took %lld ms to run "
+		"80 ms", (long long)((dep->gone - dep->t0) / ms));
+	sleep_until_ns(dep->t0 + 1300 * ms);
+	REQUIRE(dl_bw_of_cpu(0, &bw, &total) == 0, "read the total");
+	tap_diag("total at +1300 ms: %lld (%lld without the task)", total, base);
+	CHECK(total == base + held, "300 ms before its 0-lag time the task's "
+	      "%lld are not held: total %lld, %lld before", held, total, base);
+	sleep_until_ns(dep->t0 + 2100 * ms);
+	REQUIRE(dl_bw_of_cpu(0, &bw, &total) == 0, "read the total");
+	tap_diag("total at +2100 ms: %lld", total);
+	CHECK(total == base, "500 ms past its 0-lag time: total %lld, %lld "
+	      "before", total, base);
+	if (!die) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		CHECK(WIFSIGNALED(status), "child failed: status %#x", status);
+	}
+}
+
+static void held_until_zero_lag_after_exit(void)
+{
+	held_until_zero_lag(true);
+}
+
+static void held_until_zero_lag_after_leaving(void)
+{
+	held_until_zero_lag(false);
+}
+
 /*
  * A sleeping deadline task switched to another policy gives its bandwidth
  * back.  The classic implementation leaves that to the task's 0-lag time,
@@ -808,6 +902,8 @@ int main(void)
 		TAP_TEST(runtime_above_period),
 		TAP_TEST(returned_when_running_task_leaves),
 		TAP_TEST(returned_when_sleeping_task_leaves),
+		TAP_TEST(held_until_zero_lag_after_exit),
+		TAP_TEST(held_until_zero_lag_after_leaving),
 		TAP_TEST(rebuild_with_pending_zero_lag),
 		TAP_TEST(servers_kept_across_rebuild),
 		TAP_TEST(returned_after_boosted_task_leaves),

@@ -849,19 +849,23 @@ static bool split_record(char *line, char **f)
  * The skips a run expects (-m, tests/guest/skips): a line per skip,
  * "KERNEL BOOT SUITE/TEST REASON", BOOT "-" for a suite of no boot (the
  * kernel's built-in KUnit, the host's), REASON a shell pattern of the
- * skip's reason.  A skip of a kernel the list names that the list does
- * not have, and a listed skip that did not happen in a suite that ran,
- * are failures.
+ * skip's reason; and a line "kernels K1 K2...", the kernels whose skips
+ * it holds (without one, those its lines name).  A skip of such a kernel
+ * that the list does not have, and a listed skip that did not happen in
+ * a suite that ran, are failures; but "?SUITE/TEST" is a skip that may
+ * happen or not (the host's doing, not the kernel's).  Another kernel's
+ * skips are not checked, and the summary says so.
  */
 struct listed_skip {
 	char kernel[64], suite[TEXT * 5], name[TEXT * 3], reason[TEXT * 8];
 	int line;
-	bool seen;
+	bool seen, optional;
 };
 
 static struct listed_skip *listed;
 static int nlisted;
 static const char *manifest;
+static char checked[1024];	/* " K1 K2 ": the "kernels" line's */
 
 static int read_manifest(const char *path)
 {
@@ -882,6 +886,18 @@ static int read_manifest(const char *path)
 		line[strcspn(line, "\n")] = '\0';
 		if (line[strspn(line, " \t")] == '#' || !line[strspn(line, " \t")])
 			continue;
+		if (!strncmp(line, "kernels", 7) && isspace((unsigned char)line[7])) {
+			char *k, *save = NULL;
+
+			for (k = strtok_r(line + 7, " \t", &save); k;
+			     k = strtok_r(NULL, " \t", &save)) {
+				size_t len = strlen(checked);
+
+				snprintf(checked + len, sizeof(checked) - len,
+					 "%s%s ", len ? "" : " ", k);
+			}
+			continue;
+		}
 		l = realloc(listed, sizeof(*l) * (nlisted + 1));
 		if (!l) {
 			perror("ktapsum");
@@ -900,11 +916,13 @@ static int read_manifest(const char *path)
 			return 1;
 		}
 		*slash = '\0';
+		l->optional = test[0] == '?';
 		if (strcmp(boot, "-"))
 			snprintf(l->suite, sizeof(l->suite), "%s/%s", boot,
-				 test);
+				 test + l->optional);
 		else
-			snprintf(l->suite, sizeof(l->suite), "%s", test);
+			snprintf(l->suite, sizeof(l->suite), "%s",
+				 test + l->optional);
 		snprintf(l->name, sizeof(l->name), "%s", slash + 1);
 		snprintf(l->reason, sizeof(l->reason), "%s", line + used);
 		nlisted++;
@@ -913,11 +931,16 @@ static int read_manifest(const char *path)
 	return 0;
 }
 
-/* Whether the list names @kernel at all: only then are its skips checked. */
+/* Whether the list holds @kernel's skips: only then are they checked. */
 static bool kernel_listed(const char *kernel)
 {
+	char key[80];
 	int i;
 
+	if (checked[0]) {
+		snprintf(key, sizeof(key), " %s ", kernel);
+		return strstr(checked, key) != NULL;
+	}
 	for (i = 0; i < nlisted; i++)
 		if (!strcmp(listed[i].kernel, kernel))
 			return true;
@@ -1010,7 +1033,7 @@ static void check_listed(FILE *failures)
 	for (i = 0; i < nlisted; i++) {
 		struct listed_skip *l = &listed[i];
 
-		if (l->seen || !suite_ran(l->kernel, l->suite))
+		if (l->seen || l->optional || !suite_ran(l->kernel, l->suite))
 			continue;
 		tally_of(l->kernel, l->suite)->fail++;
 		fprintf(failures, "FAIL  %s/%s: %s\n        no skip for the "
@@ -1067,8 +1090,8 @@ static int cmd_summary(int argc, char **argv)
 				n += tallies[j].skip;
 			}
 		if (j == ntallies && n && !kernel_listed(k))
-			printf("%s's %d skips are not checked: %s names no "
-			       "skip of it\n", k, n, manifest);
+			printf("%s's %d skips are not checked: %s does not "
+			       "hold that kernel's\n", k, n, manifest);
 	}
 	copy_out(known);
 	copy_out(failures);

@@ -127,7 +127,10 @@ judge() {
 			set -- "$@" -B "boot.sh exit $st"
 		fi
 		"$KTAPSUM" parse "$@"
-		first=$(awk -F'\t' '$3 == "FAIL" { print $2 " " $4; exit }' \
+		# The first failure names the kill; the count says how
+		# many tests of those boots saw the defect.
+		first=$(awk -F'\t' '$3 == "FAIL" { if (!n++) f = $2 " " $4 }
+			END { if (n > 1) f = f " (and " n - 1 " more)"; print f }' \
 			"$out/results.tsv")
 		if [ -n "$first" ]; then
 			echo "killed $first"

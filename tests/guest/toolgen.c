@@ -598,35 +598,60 @@ static void sigint_ends_run(void)
 }
 
 /*
- * A job of 10 ms in a 2 ms / 20 ms reservation: the CBS throttles it
- * (every job takes several periods and misses), which dlgen reports as
- * data, and with --fail-on-miss as exit status 3.  Time the host keeps
- * the vCPU from running counts as the job's CPU time, and can end a job
- * early (37.5 ms seen, once): most jobs, not all, must take 40 ms.
+ * A task whose jobs run 10 ms in a reservation of 2 ms every 20 ms, for
+ * @secs seconds.  Its timer's period is the reservation's; each job ends
+ * after the next job was due, so the next starts at once: the task runs
+ * whenever its budget lets it.  It takes five budgets to run a job, so
+ * job k (from 0) ends in the fifth period of its own, at 2 ms into
+ * period 5 k + 4 of the run, and runs 100 ms from the end of the one
+ * before: the CPU share is the reservation's, 0.1.
+ */
+#define OVER_Q (2 * MS)
+#define OVER_P (20 * MS)
+#define OVER_RUN (10 * MS)
+
+static int run_overrun(const char *secs)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "{'global': {'duration': %s, 'default_policy': 'SCHED_DEADLINE'},\n"
+		 "'tasks': {'over': {'run': 10000, 'dl-runtime': 2000, 'dl-period': 20000,\n"
+		 "'timer': {'ref': 'unique', 'period': 20000}}}}\n", secs);
+	dl_settle();
+	put(JSON, text);
+	REQUIRE(dlgen(JSON " --log " LOG) == 0, "status: %s", err);
+	CHECK(strstr(out, "note: over: a job runs 10ms, its runtime is 2ms"),
+	      "no note on the overrun: %s", out);
+	return load_log();
+}
+
+/*
+ * The task above, for 0.5 s: the CBS throttles it (every job takes
+ * several periods and misses), which dlgen reports as data, and with
+ * --fail-on-miss as exit status 3.  On a host that keeps the vCPU from
+ * running now and then, the time of each job is not exact (the time
+ * lost counts as the job's CPU time, and ended one after 37.5 ms,
+ * once): most jobs, not all, must take between 3 and 7 periods, about
+ * the 5 of the rule.  icount_overrun_throttled holds them to it.
  */
 static void overrun_throttled(void)
 {
-	int n, i, slow = 0;
+	int n = run_overrun("0.5"), i, near = 0;
 
-	dl_settle();
-	put(JSON, "{'global': {'duration': 0.5, 'default_policy': 'SCHED_DEADLINE'},\n"
-	    "'tasks': {'over': {'run': 10000, 'dl-runtime': 2000, 'dl-period': 20000,\n"
-	    "'timer': {'ref': 'unique', 'period': 20000}}}}\n");
-	REQUIRE(dlgen(JSON " --log " LOG) == 0, "status: %s", err);
-	n = load_log();
-	check_task(n, "over", 0, 20 * MS, 10 * MS);
+	check_task(n, "over", 0, 20 * MS, OVER_RUN);
 	for (i = 0; i < n; i++) {
+		long long took = jobs[i].end - jobs[i].start;
+
 		CHECK(jobs[i].miss, "job %d did not miss", i);
-		if (jobs[i].end - jobs[i].start >= 40 * MS)
-			slow++;
+		if (took >= 3 * OVER_P && took <= 7 * OVER_P)
+			near++;
 		else
 			tap_diag("job %d: %lld ns for 10 ms in 2 ms a 20 ms period",
-				 i, jobs[i].end - jobs[i].start);
+				 i, took);
 	}
-	CHECK(n > 0 && 2 * slow > n, "%d of %d jobs took 40 ms or more",
-	      slow, n);
-	CHECK(strstr(out, "note: over: a job runs 10ms, its runtime is 2ms"),
-	      "no note on the overrun: %s", out);
+	CHECK(n > 0 && 2 * near > n, "%d of %d jobs took 3 to 7 periods",
+	      near, n);
 	dl_settle();
 	CHECK(dlgen(JSON " --fail-on-miss") == 3, "--fail-on-miss");
 }
@@ -690,6 +715,57 @@ static void icount_light_set(void)
 		 100 * worst, n);
 }
 
+/*
+ * Under -icount, the task of run_overrun() for 1 s: job k ends 2 ms into
+ * period 5 k + 4 of the run, less the debt of the overrun the period
+ * before left (under a tick, HRTICK being off), and less what the job
+ * used before its release (dlgen counts its CPU time from the end of the
+ * last: a few us).  So each job's end is within a tick of the rule, and
+ * its CPU time 10 ms within 2 %.  dlgen runs every job released before
+ * the end to its own end: 11, the last released at 982 ms.  The share of
+ * the CPU the task had until then is the budgets' of the periods it
+ * took: 5 n Q / ((5 n - 1) P + Q), 0.1017.
+ */
+static void icount_overrun_throttled(void)
+{
+	const int want_n = 11;
+	long long cpu = 0, span, lo = 0, hi = 0;
+	double share, want_share;
+	int n, k;
+
+	need_icount();
+	n = run_overrun("1");
+	CHECK(n == want_n, "%d jobs in 1 s, want %d", n, want_n);
+	for (k = 0; k < n; k++) {
+		const struct job *j = &jobs[k];
+		long long want = (5 * k + 4) * OVER_P + OVER_Q;
+		long long end = j->end - jobs[0].release;
+
+		CHECK(!strcmp(j->task, "over") && j->job == k && j->miss,
+		      "row %d: %s job %ld, miss %d", k, j->task, j->job,
+		      j->miss);
+		lo = k && lo < end - want ? lo : end - want;
+		hi = k && hi > end - want ? hi : end - want;
+		CHECK(end >= want - MS - MS / 4 && end <= want + MS / 4,
+		      "job %d ended %lld ns after the first release, want %lld",
+		      k, end, want);
+		CHECK(j->runtime >= OVER_RUN * 98 / 100 &&
+		      j->runtime <= OVER_RUN * 102 / 100,
+		      "job %d: %lld ns of CPU time", k, j->runtime);
+		cpu += j->runtime;
+	}
+	REQUIRE(n > 0, "no job");
+	span = jobs[n - 1].end - jobs[0].release;
+	share = (double)cpu / span;
+	want_share = (double)(5 * n * OVER_Q) / ((5 * n - 1) * OVER_P + OVER_Q);
+	tap_diag("%d jobs, ending %.3f to %+.3f ms off the rule; the last ended %.3f ms after the first release, with %.3f ms of CPU: a share of %.5f, want %.5f",
+		 n, lo / 1e6, hi / 1e6, span / 1e6, cpu / 1e6, share,
+		 want_share);
+	/* the last end within a tick, the CPU time within a few us a job */
+	CHECK(share >= want_share * 0.997 && share <= want_share * 1.002,
+	      "a share of %.4f, want %.4f", share, want_share);
+}
+
 /* Under -icount: of three tasks, the one overrunning hurts only itself. */
 static void icount_overrun_isolated(void)
 {
@@ -743,6 +819,7 @@ int main(int argc, char **argv)
 	static const struct tap_test timing[] = {
 		TAP_TEST(icount_light_set),
 		TAP_TEST(icount_overrun_isolated),
+		TAP_TEST(icount_overrun_throttled),
 		{ NULL, NULL }
 	};
 

@@ -12,6 +12,10 @@
  * not faithful (../shared/README.md), so deadline misses and tardiness of
  * a GFB-feasible set are measured and reported, with a bound: the tardiness
  * Devi and Anderson prove for global EDF plus an emulator allowance.
+ * M + 1 spinning tasks that no partition onto M CPUs serves must each get
+ * their budget every period, and no CPU may idle while one of them waits
+ * queued on another (unpartitionable_set): what a class that never moves
+ * a task fails.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +36,7 @@
 
 #define MS 1000000LL
 #define MAX_TASKS 12
+#define MAX_CPUS 64
 /* A moment counts as quiet with no scheduling event this close to it. */
 #define QUIET (300 * 1000LL)
 #define STEP (100 * 1000LL)
@@ -47,6 +52,15 @@ static int ncpus(void)
  * broken that long, no longer.
  */
 #define EMU_ALLOWANCE (20 * MS)
+
+/*
+ * CPU time a CPU may idle while a deadline task waits queued on a busy
+ * CPU, in % of the time measured (idle_while_waiting()): global EDF moves
+ * the task at once (a push from the event that made it ready, a pull by
+ * the CPU about to idle), so only a host that stops a vCPU between the
+ * event and the move makes any.
+ */
+#define IDLE_WAIT_PCT 5
 
 /*
  * More vCPUs than host cores: a vCPU also waits for a host core, for as
@@ -157,6 +171,180 @@ static void every_admitted_task_runs(void)
 	}
 }
 
+/*
+ * The hrtimer that most replenishment-timer settings in @pid's own
+ * context set (a throttle is noticed there; a fair server's timer may be
+ * set there too, now and then), and in *@arms how many did.
+ */
+static uint64_t own_dl_timer(const struct trace_ev *ev, int nev, pid_t pid,
+			     int *arms)
+{
+	uint64_t cand[8] = { 0 };
+	int votes[8] = { 0 }, i, j, best = 0;
+
+	for (i = 0; i < nev; i++) {
+		if (ev[i].kind != TR_DL_TIMER_ARM || ev[i].pid != pid)
+			continue;
+		for (j = 0; j < 8 && cand[j] && cand[j] != ev[i].timer; j++)
+			;
+		if (j == 8)
+			continue;
+		cand[j] = ev[i].timer;
+		votes[j]++;
+	}
+	for (j = 1; j < 8; j++)
+		if (votes[j] > votes[best])
+			best = j;
+	*arms = votes[best];
+	return cand[best];
+}
+
+struct idle_wait {
+	int64_t any;		/* CPU time idle while a task waited */
+	int64_t total;		/* the same, the task queued on a busy CPU */
+	int64_t longest;	/* the longest stretch of that */
+	int spells;
+};
+
+/*
+ * From the trace, the CPU time between @from and @to that CPUs spent idle
+ * (running the idle task) while tasks of @pids were ready, not running
+ * and not throttled: at each moment min(idle CPUs, waiting tasks), in
+ * ->any.  A task is ready from its wakeup or a switch away in state R;
+ * throttled from its replenishment timer's setting to its firing (a
+ * throttled task is switched away in state R too, but waits for its next
+ * period, not for a CPU).  A task moved to an idle CPU waits there until
+ * that CPU notices, which under emulation is the host's doing: in
+ * ->total, only idle CPUs with no such task against the tasks queued on
+ * busy CPUs (the wakeups' target, the migrations' destination).
+ */
+static struct idle_wait idle_while_waiting(const struct trace_ev *ev, int nev,
+					   const pid_t *pids, int n, int m,
+					   int64_t from, int64_t to)
+{
+	int running[MAX_TASKS] = { 0 }, ready[MAX_TASKS] = { 0 };
+	int throttled[MAX_TASKS] = { 0 }, rq[MAX_TASKS], arms, i, j, c;
+	pid_t cur[MAX_CPUS];
+	uint64_t timer[MAX_TASKS];
+	struct idle_wait w = { 0 };
+	int64_t last = from, spell = 0;
+
+	for (i = 0; i < n; i++) {
+		timer[i] = own_dl_timer(ev, nev, pids[i], &arms);
+		rq[i] = -1;
+	}
+	/* Before its first switch a CPU runs what that switch puts away. */
+	for (c = 0; c < m; c++) {
+		cur[c] = 0;
+		for (j = 0; j < nev; j++)
+			if (ev[j].kind == TR_SWITCH && ev[j].cpu == c) {
+				cur[c] = ev[j].prev;
+				break;
+			}
+	}
+	/* Each event's time closes a stretch of the state before it. */
+	for (j = 0; j <= nev && last < to; j++) {
+		const struct trace_ev *e = &ev[j < nev ? j : 0];
+		int64_t t = j < nev && e->t < to ? e->t : to;
+		int idle = 0, waiting = 0, empty = 0, elsewhere = 0, k;
+		bool has[MAX_CPUS] = { false };
+
+		for (i = 0; i < n; i++) {
+			if (!ready[i] || running[i] || throttled[i])
+				continue;
+			waiting++;
+			if (rq[i] >= 0 && rq[i] < m && cur[rq[i]] == 0)
+				has[rq[i]] = true;
+			else
+				elsewhere++;
+		}
+		for (c = 0; c < m; c++) {
+			idle += cur[c] == 0;
+			empty += cur[c] == 0 && !has[c];
+		}
+		k = empty < elsewhere ? empty : elsewhere;
+		if (t > last) {
+			w.any += (idle < waiting ? idle : waiting) * (t - last);
+			if (k) {
+				w.spells += !spell;
+				spell += t - last;
+				w.total += k * (t - last);
+				if (spell > w.longest)
+					w.longest = spell;
+			} else {
+				spell = 0;
+			}
+			last = t;
+		}
+		if (j == nev)
+			break;
+		switch (e->kind) {
+		case TR_SWITCH:
+			if (e->cpu < m)
+				cur[e->cpu] = e->pid;
+			for (i = 0; i < n; i++) {
+				if (pids[i] == e->prev) {
+					running[i] = 0;
+					ready[i] = e->prev_state == 'R';
+				}
+				if (pids[i] == e->pid) {
+					running[i] = ready[i] = 1;
+					throttled[i] = 0;
+					rq[i] = e->cpu;
+				}
+			}
+			break;
+		case TR_WAKEUP:
+		case TR_MIGRATE:
+			for (i = 0; i < n; i++) {
+				if (pids[i] != e->pid)
+					continue;
+				ready[i] |= e->kind == TR_WAKEUP;
+				rq[i] = e->target;
+			}
+			break;
+		case TR_DL_TIMER_ARM:
+		case TR_DL_TIMER_FIRE:
+			for (i = 0; i < n; i++)
+				if (timer[i] && timer[i] == e->timer)
+					throttled[i] = e->kind == TR_DL_TIMER_ARM;
+			break;
+		}
+	}
+	return w;
+}
+
+/*
+ * From the trace after @from: how many times a task of @pids was switched
+ * in on another CPU than the last time, and in *@moved how many of them
+ * ran on more than one CPU.
+ */
+static int migrations(const struct trace_ev *ev, int nev, const pid_t *pids,
+		      int n, int64_t from, int *moved)
+{
+	int last[MAX_TASKS], did[MAX_TASKS] = { 0 }, i, j, count = 0;
+
+	for (i = 0; i < n; i++)
+		last[i] = -1;
+	for (j = 0; j < nev; j++) {
+		if (ev[j].kind != TR_SWITCH || ev[j].t < from)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (pids[i] != ev[j].pid)
+				continue;
+			if (last[i] >= 0 && last[i] != ev[j].cpu) {
+				count++;
+				did[i] = 1;
+			}
+			last[i] = ev[j].cpu;
+		}
+	}
+	*moved = 0;
+	for (i = 0; i < n; i++)
+		*moved += did[i];
+	return count;
+}
+
 /* The deadline of the job of @t released at or before @at. */
 static int64_t deadline_at(const struct task *t, int64_t start, int64_t at)
 {
@@ -190,6 +378,8 @@ static void apply(struct state *st, const struct task *ts, int n,
 			st->ready[a] = 1;
 		return;
 	}
+	if (e->kind != TR_SWITCH)
+		return;
 	b = task_of(ts, n, e->prev);
 	if (b >= 0) {
 		st->on_cpu[b] = -1;
@@ -201,14 +391,9 @@ static void apply(struct state *st, const struct task *ts, int n,
 	}
 }
 
-/*
- * At @t no task waits with an earlier deadline than one that runs.  Sets
- * *idle when a CPU has no deadline task while one waits: that is how long
- * an idle vCPU takes to notice, which is the emulator's, so it is
- * measured but not held against the kernel.  Returns 1 if EDF order holds.
- */
+/* At @t no task waits with an earlier deadline than one that runs. */
 static int edf_holds(const struct state *st, const struct task *ts, int n,
-		     int64_t start, int64_t t, int m, int *idle)
+		     int64_t start, int64_t t)
 {
 	int64_t latest_running = -1, earliest_waiting = -1;
 	int i, running = 0, waiting = 0;
@@ -226,7 +411,6 @@ static int edf_holds(const struct state *st, const struct task *ts, int n,
 				earliest_waiting = d;
 		}
 	}
-	*idle = waiting && running < m;
 	return !waiting || !running || earliest_waiting >= latest_running;
 }
 
@@ -247,15 +431,17 @@ static void show_state(const struct state *st, const struct task *ts, int n,
 /*
  * M + 2 tasks released together with distinct deadlines, more work than
  * M CPUs do at once: the trace must show the M earliest deadlines running
- * at every quiet moment.
+ * at every quiet moment, and no CPU idle while a task waits queued on a
+ * busy one for over IDLE_WAIT_PCT% of the run.
  */
 static void earliest_deadlines_run(void)
 {
 	struct task *ts = shared_tasks(MAX_TASKS);
 	int64_t start, len = 1000 * MS, t;
 	int m = ncpus(), n = m + 2, i, nev, j = 0, checked = 0, bad = 0, spells = 0;
-	int ok, idle, idle_moments = 0;
 	int64_t since = -1, longest = 0;
+	pid_t pids[MAX_TASKS] = { 0 };
+	struct idle_wait w;
 	struct state st;
 	struct trace_ev *ev;
 
@@ -268,7 +454,8 @@ static void earliest_deadlines_run(void)
 		ts[i].p = 100 * MS;
 		ts[i].c = 10 * MS;
 	}
-	REQUIRE(trace_start() == 0, "tracefs: %s", strerror(errno));
+	REQUIRE(trace_start_with(TRACE_DL_TIMERS | TRACE_MIGRATIONS) == 0,
+		"tracefs: %s", strerror(errno));
 	start = now_ns() + 200 * MS;
 	run(ts, n, start, len);
 	nev = trace_stop_read(&ev);
@@ -303,9 +490,7 @@ static void earliest_deadlines_run(void)
 		if (!quiet)
 			continue;
 		checked++;
-		ok = edf_holds(&st, ts, n, start, t, m, &idle);
-		idle_moments += idle;
-		if (ok) {
+		if (edf_holds(&st, ts, n, start, t)) {
 			since = -1;
 			continue;
 		}
@@ -318,8 +503,14 @@ static void earliest_deadlines_run(void)
 		if (t - since + STEP > longest)
 			longest = t - since + STEP;
 	}
-	tap_diag("%d events, %d quiet moments checked: EDF order broken at %d, in %d spells, the longest %.1f ms; a CPU idle while a task waited at %d",
-		 nev, checked, bad, spells, longest / 1e6, idle_moments);
+	for (i = 0; i < n; i++)
+		pids[i] = ts[i].pid;
+	w = idle_while_waiting(ev, nev, pids, n, m, start, start + len);
+	tap_diag("%d events, %d quiet moments checked: EDF order broken at %d, in %d spells, the longest %.1f ms",
+		 nev, checked, bad, spells, longest / 1e6);
+	tap_diag("CPUs idle while a task waited %.3f ms of %lld ms, queued on a busy CPU %.3f ms in %d spells, the longest %.3f ms",
+		 w.any / 1e6, (long long)(len / MS), w.total / 1e6, w.spells,
+		 w.longest / 1e6);
 	free(ev);
 	REQUIRE(checked >= 1000, "only %d quiet moments", checked);
 	if (oversubscribed())
@@ -328,6 +519,9 @@ static void earliest_deadlines_run(void)
 	CHECK(longest <= EMU_ALLOWANCE,
 	      "EDF order broken for %.1f ms in a row (allowance %lld ms)",
 	      longest / 1e6, (long long)(EMU_ALLOWANCE / MS));
+	CHECK(w.total * 100 <= len * IDLE_WAIT_PCT,
+	      "CPUs idle while a task waited on a busy CPU: %.3f ms of %lld ms, over %d%%",
+	      w.total / 1e6, (long long)(len / MS), IDLE_WAIT_PCT);
 }
 
 /* Counted runs of the GFB-feasible set before its tardiness is broken. */
@@ -478,9 +672,6 @@ static void gfb_feasible_set(void)
  */
 #define SHARE_P (100 * MS)
 #define SHARE_K 20		/* periods measured */
-#define SHARE_MAX_CPUS 64
-/* CPU time idle while a task waited, at most this fraction of the run. */
-#define SHARE_IDLE_WAIT_PCT 20
 
 struct share {
 	pid_t pid;
@@ -522,165 +713,14 @@ static void share_worker(struct share *s, int64_t q)
 	_exit(0);
 }
 
-/*
- * The hrtimer that most replenishment-timer settings in @pid's own
- * context set (a throttle is noticed there; a fair server's timer may be
- * set there too, now and then), and in *@arms how many did.
- */
-static uint64_t own_dl_timer(const struct trace_ev *ev, int nev, pid_t pid,
-			     int *arms)
-{
-	uint64_t cand[8] = { 0 };
-	int votes[8] = { 0 }, i, j, best = 0;
-
-	for (i = 0; i < nev; i++) {
-		if (ev[i].kind != TR_DL_TIMER_ARM || ev[i].pid != pid)
-			continue;
-		for (j = 0; j < 8 && cand[j] && cand[j] != ev[i].timer; j++)
-			;
-		if (j == 8)
-			continue;
-		cand[j] = ev[i].timer;
-		votes[j]++;
-	}
-	for (j = 1; j < 8; j++)
-		if (votes[j] > votes[best])
-			best = j;
-	*arms = votes[best];
-	return cand[best];
-}
-
-struct idle_wait {
-	int64_t total;		/* CPU time idle while a task waited */
-	int64_t longest;	/* the longest stretch of it without a break */
-	int spells;
-};
-
-/*
- * From the trace, the CPU time between @from and @to that CPUs spent idle
- * (running the idle task) while tasks of @pids were ready, not running
- * and not throttled: at each moment min(idle CPUs, waiting tasks).  A
- * task is ready from its wakeup or a switch away in state R; throttled
- * from its replenishment timer's setting to its firing (a throttled task
- * is switched away in state R too, but waits for its next period, not
- * for a CPU).
- */
-static struct idle_wait idle_while_waiting(const struct trace_ev *ev, int nev,
-					   const pid_t *pids, int n, int m,
-					   int64_t from, int64_t to)
-{
-	int running[MAX_TASKS] = { 0 }, ready[MAX_TASKS] = { 0 };
-	int throttled[MAX_TASKS] = { 0 }, arms, i, j, c;
-	pid_t cur[SHARE_MAX_CPUS];
-	uint64_t timer[MAX_TASKS];
-	struct idle_wait w = { 0 };
-	int64_t last = from, spell = 0;
-
-	for (i = 0; i < n; i++)
-		timer[i] = own_dl_timer(ev, nev, pids[i], &arms);
-	/* Before its first switch a CPU runs what that switch puts away. */
-	for (c = 0; c < m; c++) {
-		cur[c] = 0;
-		for (j = 0; j < nev; j++)
-			if (ev[j].kind == TR_SWITCH && ev[j].cpu == c) {
-				cur[c] = ev[j].prev;
-				break;
-			}
-	}
-	/* Each event's time closes a stretch of the state before it. */
-	for (j = 0; j <= nev && last < to; j++) {
-		const struct trace_ev *e = &ev[j < nev ? j : 0];
-		int64_t t = j < nev && e->t < to ? e->t : to;
-		int idle = 0, waiting = 0, k;
-
-		for (c = 0; c < m; c++)
-			idle += cur[c] == 0;
-		for (i = 0; i < n; i++)
-			waiting += ready[i] && !running[i] && !throttled[i];
-		k = idle < waiting ? idle : waiting;
-		if (t > last) {
-			if (k) {
-				w.spells += !spell;
-				spell += t - last;
-				w.total += k * (t - last);
-				if (spell > w.longest)
-					w.longest = spell;
-			} else {
-				spell = 0;
-			}
-			last = t;
-		}
-		if (j == nev)
-			break;
-		switch (e->kind) {
-		case TR_SWITCH:
-			if (e->cpu < m)
-				cur[e->cpu] = e->pid;
-			for (i = 0; i < n; i++) {
-				if (pids[i] == e->prev) {
-					running[i] = 0;
-					ready[i] = e->prev_state == 'R';
-				}
-				if (pids[i] == e->pid) {
-					running[i] = ready[i] = 1;
-					throttled[i] = 0;
-				}
-			}
-			break;
-		case TR_WAKEUP:
-			for (i = 0; i < n; i++)
-				if (pids[i] == e->pid)
-					ready[i] = 1;
-			break;
-		case TR_DL_TIMER_ARM:
-		case TR_DL_TIMER_FIRE:
-			for (i = 0; i < n; i++)
-				if (timer[i] && timer[i] == e->timer)
-					throttled[i] = e->kind == TR_DL_TIMER_ARM;
-			break;
-		}
-	}
-	return w;
-}
-
-/*
- * From the trace after @from: how many times a task of @pids was switched
- * in on another CPU than the last time, and in *@moved how many of them
- * ran on more than one CPU.
- */
-static int migrations(const struct trace_ev *ev, int nev, const pid_t *pids,
-		      int n, int64_t from, int *moved)
-{
-	int last[MAX_TASKS], did[MAX_TASKS] = { 0 }, i, j, count = 0;
-
-	for (i = 0; i < n; i++)
-		last[i] = -1;
-	for (j = 0; j < nev; j++) {
-		if (ev[j].kind != TR_SWITCH || ev[j].t < from)
-			continue;
-		for (i = 0; i < n; i++) {
-			if (pids[i] != ev[j].pid)
-				continue;
-			if (last[i] >= 0 && last[i] != ev[j].cpu) {
-				count++;
-				did[i] = 1;
-			}
-			last[i] = ev[j].cpu;
-		}
-	}
-	*moved = 0;
-	for (i = 0; i < n; i++)
-		*moved += did[i];
-	return count;
-}
-
 /* Forks the @n tasks of @s, waits for them; the trace's events or -1. */
 static int share_run(struct share *s, int n, int64_t q, struct trace_ev **ev)
 {
 	int64_t start;
 	int i, nev;
 
-	REQUIRE(trace_start_dl_timers() == 0, "tracefs: %s", strerror(errno));
+	REQUIRE(trace_start_with(TRACE_DL_TIMERS | TRACE_MIGRATIONS) == 0,
+		"tracefs: %s", strerror(errno));
 	start = now_ns() + 200 * MS;
 	for (i = 0; i < n; i++) {
 		pid_t pid;
@@ -704,9 +744,9 @@ static int share_run(struct share *s, int n, int64_t q, struct trace_ev **ev)
 
 /*
  * Each task of the unpartitionable set gets its budget every period, and
- * together they use what they hold.  The bounds sit halfway between the
- * budget and the P/2 a period that a class leaving the tasks where they
- * woke gives one of them at most:
+ * together they use what they hold.  The bounds on CPU time sit halfway
+ * between the budget and the P/2 a period that a class leaving the tasks
+ * where they woke gives one of them at most:
  *  - each task's CPU time over the K periods, K (Q + P/2) / 2 at least
  *    (55 ms a period on 2 CPUs, 60 on 4); at most K Q + 2 ms + twice its
  *    longest host stall: the CBS notices a budget's end at the next
@@ -717,14 +757,16 @@ static int share_run(struct share *s, int n, int64_t q, struct trace_ev **ev)
  *    serves a budget by the next period's end, and a task waiting on a
  *    vCPU the host stopped waits that long more;
  *  - together, n K Q - K (2Q - P) / 2 at least (one of the pair would
- *    have made them short by K (2Q - P));
- *  - CPUs idle while a task waited: SHARE_IDLE_WAIT_PCT% of the time all
- *    of them run, at most.  Global EDF pushes a task to an idle CPU when
- *    it is replenished and pulls one to a CPU that goes idle, so a CPU
- *    idles beside a waiting task for as long as an IPI takes to bring it
- *    round, a fraction of a millisecond on a free host core, some
- *    milliseconds on a busy one (6% of the run seen with 2 vCPUs on a
- *    host loaded 3.5 times over).
+ *    have made them short by K (2Q - P)).
+ * And from the trace: CPU time a CPU spent idle while a task waited
+ * queued on a busy CPU, at most IDLE_WAIT_PCT% of the time all of
+ * them run.  Global EDF pushes a replenished task to an idle CPU from the
+ * timer's callback, and a CPU about to idle pulls one first, so that is
+ * the microseconds between the event and the move, unless the host stops
+ * the vCPU in between (0.2% of the run seen on 2 vCPUs with the host
+ * loaded three times over; the partitioned simulation: 37% and 69%).  A
+ * task moved to an idle CPU waits until that vCPU notices, which is the
+ * host's: reported (3% to 9% of the run on that host), not bounded.
  * Timing is asserted where each vCPU can have a host core; with more
  * vCPUs than host cores it is reported, and only the moving is asserted:
  * some task must run on more than one CPU.
@@ -735,7 +777,7 @@ static void unpartitionable_set(void)
 	int64_t q = (m * 90 / n < 70 ? m * 90 / n : 70) * SHARE_P / 100;
 	int64_t lo = SHARE_K * (q + SHARE_P / 2) / 2, total = 0, stall = 0;
 	int64_t lag[MAX_TASKS] = { 0 }, from, to;
-	pid_t pids[MAX_TASKS];
+	pid_t pids[MAX_TASKS] = { 0 };
 	struct trace_ev *ev;
 	struct idle_wait w;
 	struct share *s;
@@ -743,7 +785,7 @@ static void unpartitionable_set(void)
 
 	need_smp();
 	tap_skip_on_debug_kernel();
-	REQUIRE(m <= SHARE_MAX_CPUS && n <= MAX_TASKS, "%d CPUs", m);
+	REQUIRE(m <= MAX_CPUS && n <= MAX_TASKS, "%d CPUs", m);
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
 	s = mmap(NULL, sizeof(*s) * n, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -779,11 +821,13 @@ static void unpartitionable_set(void)
 	w = idle_while_waiting(ev, nev, pids, n, m, from, to);
 	moves = migrations(ev, nev, pids, n, s[0].release, &moved);
 	free(ev);
-	tap_diag("together %.3f ms of %lld ms held (%.2f%%); %d events: CPUs idle while a task waited %.3f ms of %.0f ms (%.2f%%), in %d spells, the longest %.3f ms; %d migrations, %d of %d tasks moved",
+	tap_diag("together %.3f ms of %lld ms held (%.2f%%); %d migrations, %d of %d tasks moved",
 		 total / 1e6, (long long)(n * SHARE_K * q / MS),
-		 100.0 * total / (n * SHARE_K * q), nev, w.total / 1e6,
-		 (to - from) / 1e6, 100.0 * w.total / (to - from), w.spells,
-		 w.longest / 1e6, moves, moved, n);
+		 100.0 * total / (n * SHARE_K * q), moves, moved, n);
+	tap_diag("%d events: of %.0f ms, CPUs idle while a task waited %.3f ms (%.2f%%), queued on a busy CPU %.3f ms (%.2f%%) in %d spells, the longest %.3f ms",
+		 nev, (to - from) / 1e6, w.any / 1e6, 100.0 * w.any / (to - from),
+		 w.total / 1e6, 100.0 * w.total / (to - from), w.spells,
+		 w.longest / 1e6);
 	CHECK(moved >= 1, "no task ran on a second CPU: no partition serves this set");
 	if (oversubscribed()) {
 		if (moved >= 1)
@@ -806,9 +850,9 @@ static void unpartitionable_set(void)
 	      "together %.3f ms short of the %lld ms they hold (bound %lld ms)",
 	      (n * SHARE_K * q - total) / 1e6, (long long)(n * SHARE_K * q / MS),
 	      (long long)(SHARE_K * (2 * q - SHARE_P) / 2 / MS));
-	CHECK(w.total * 100 <= (to - from) * SHARE_IDLE_WAIT_PCT,
-	      "CPUs idle while a task waited: %.3f ms of %.0f ms, over %d%%",
-	      w.total / 1e6, (to - from) / 1e6, SHARE_IDLE_WAIT_PCT);
+	CHECK(w.total * 100 <= (to - from) * IDLE_WAIT_PCT,
+	      "CPUs idle while a task waited on a busy CPU: %.3f ms of %.0f ms, over %d%%",
+	      w.total / 1e6, (to - from) / 1e6, IDLE_WAIT_PCT);
 }
 
 int main(void)

@@ -27,7 +27,7 @@ static int put(const char *file, const char *val)
 	return r ? -1 : 0;
 }
 
-static int start(bool dl_timers)
+int trace_start_with(unsigned int what)
 {
 	struct stat st;
 
@@ -40,21 +40,19 @@ static int start(bool dl_timers)
 	    put("events/sched/sched_wakeup/enable", "1") ||
 	    put("events/sched/sched_wakeup_new/enable", "1"))
 		return -1;
-	if (dl_timers &&
+	if ((what & TRACE_DL_TIMERS) &&
 	    (put("events/timer/hrtimer_start/enable", "1") ||
 	     put("events/timer/hrtimer_expire_entry/enable", "1")))
+		return -1;
+	if ((what & TRACE_MIGRATIONS) &&
+	    put("events/sched/sched_migrate_task/enable", "1"))
 		return -1;
 	return put("tracing_on", "1");
 }
 
 int trace_start(void)
 {
-	return start(false);
-}
-
-int trace_start_dl_timers(void)
-{
-	return start(true);
+	return trace_start_with(0);
 }
 
 /*
@@ -101,6 +99,7 @@ static int parse_line(const char *line, struct trace_ev *ev)
 	if (!p || sscanf(p, "[%d]", &ev->cpu) != 1)
 		return 0;
 	ev->timer = 0;
+	ev->target = -1;
 	p = strchr(p, ']');
 	/* after the flags field, "SECONDS.MICROS: event:" */
 	while (p && *p && sscanf(p, " %lu.%lu:", &sec, &usec) != 2)
@@ -136,10 +135,24 @@ static int parse_line(const char *line, struct trace_ev *ev)
 		ev->prev_state = 0;
 		return 1;
 	}
+	if ((ev_name = strstr(p, "sched_migrate_task: "))) {
+		const char *pp = strstr(ev_name, " pid=");
+		const char *dp = strstr(ev_name, " dest_cpu=");
+
+		ev->kind = TR_MIGRATE;
+		ev->prev = 0;
+		ev->prev_state = 0;
+		return pp && dp && sscanf(pp, " pid=%d", &ev->pid) == 1 &&
+		       sscanf(dp, " dest_cpu=%d", &ev->target) == 1;
+	}
 	if ((ev_name = strstr(p, "sched_wakeup")) && strstr(ev_name, " pid=")) {
+		const char *tp = strstr(ev_name, " target_cpu=");
+
 		ev->kind = TR_WAKEUP;
 		ev->prev = 0;
 		ev->prev_state = 0;
+		if (!tp || sscanf(tp, " target_cpu=%d", &ev->target) != 1)
+			ev->target = -1;
 		return sscanf(strstr(ev_name, " pid=") + 1, "pid=%d", &ev->pid) == 1;
 	}
 	return 0;

@@ -15,6 +15,7 @@ enum trace_kind {
 	TR_SWITCH,
 	TR_DL_TIMER_ARM,	/* a deadline entity's replenishment timer set */
 	TR_DL_TIMER_FIRE,	/* and its callback about to run */
+	TR_MIGRATE,		/* a task moved to another CPU's queue */
 };
 
 struct trace_ev {
@@ -26,19 +27,26 @@ struct trace_ev {
 	pid_t prev;		/* switch: the task switched out */
 	char prev_state;	/* switch: 'R' if prev stays runnable */
 	uint64_t timer;		/* timer: the hrtimer's (hashed) address */
+	int target;		/* wakeup: the CPU queued on; migrate: the
+				 * CPU moved to */
 };
 
 /* Clears the buffer, sets the clock and starts the two events; 0 or -1. */
 int trace_start(void);
 
 /*
- * trace_start() and the hrtimer events of the deadline class's
+ * What trace_start_with() adds to trace_start()'s events:
+ * TRACE_DL_TIMERS, the hrtimer events of the deadline class's
  * replenishment timer (TR_DL_TIMER_*): a task's timer is set as its
  * budget runs out, in its own context (the throttle), and fires at its
- * next period (the replenishment).  The fair servers' timers have the
- * same callback: tell them apart by the hrtimer address.  0 or -1.
+ * next period (the replenishment); the fair servers' timers have the
+ * same callback, tell them apart by the hrtimer address.
+ * TRACE_MIGRATIONS, sched_migrate_task (TR_MIGRATE): with the wakeups'
+ * target CPU, which CPU's queue a task that does not run waits on.
  */
-int trace_start_dl_timers(void);
+#define TRACE_DL_TIMERS		0x1
+#define TRACE_MIGRATIONS	0x2
+int trace_start_with(unsigned int what);
 
 /* Stops tracing and reads the events in time order; count or -1. */
 int trace_stop_read(struct trace_ev **evs);

@@ -110,7 +110,7 @@ static void hog(struct task *t, int64_t start, int64_t stop)
 		;
 }
 
-/* The jobs of @t released from @start (its offset added) until @stop. */
+/* The jobs of @t in a run of @len ns: from its offset, each due by the end. */
 static int jobs_due(const struct task *t, int64_t len)
 {
 	return len < t->off + t->d ? 0 : (int)((len - t->off - t->d) / t->p) + 1;

@@ -11,10 +11,12 @@
 #   FUZZ_SEED=1 (the first boot's; the next boots take the next seeds)
 #   FUZZ_CHUNK=250000 (ops per boot)  FUZZ_ARGS='-K abc' (more options)
 #   FUZZ_TRIALS=24 (shrinking's cap on trials)  SMP=1 ICOUNT=4
+#   (SMP=2 adds -H to FUZZ_ARGS: CPU 1's hotplug, more cpuset ops)
 #   INITRD=base initramfs with /tests/bin/dlfuzz
-# 'fuzz.sh compare-test' is make test's host step: it compares the
-# checkpoints the guest suite "fuzz" printed on each kernel and writes
-# TAP on stdout.
+# 'fuzz.sh compare-test BOOT SUITE' is make test's host step: it
+# compares the checkpoints the guest suite SUITE ("fuzz" by default)
+# printed on each kernel in boot BOOT ("icount1") and writes TAP on
+# stdout, one test: SUITE_same_as_stock ('-' as '_').
 . "$(dirname "$0")/lib.sh"
 
 out=$DLK_OUT/fuzz
@@ -27,26 +29,36 @@ ck_lines() {
 }
 
 if [ "${1:-}" = compare-test ]; then
-	# make test: the guest suite "fuzz" on both kernels, one TAP test.
+	# make test: a guest suite of dlfuzz on both kernels, one TAP test.
+	suite=${3:-fuzz}
 	s=$DLK_OUT/logs/stock/${2:-icount1}/guest.log
 	o=$DLK_OUT/logs/ours/${2:-icount1}/guest.log
+	t=$(echo "$suite" | tr - _)_same_as_stock
+	f=$out/test-$suite
 	echo "TAP version 13"
 	echo "1..1"
-	if ! grep -qs '@@DLK suite fuzz' "$s" || ! grep -qs '@@DLK suite fuzz' "$o"; then
-		echo "ok 1 fuzz_same_as_stock # SKIP the suite did not run on both kernels"
+	ran() { tr -d '\r' <"$1" 2>/dev/null | grep -qx "@@DLK suite $suite"; }
+	if ! ran "$s" || ! ran "$o"; then
+		echo "ok 1 $t # SKIP the suite did not run on both kernels"
 		exit 0
 	fi
-	sfx() { tr -d '\r' <"$1" | sed -n '/^@@DLK suite fuzz$/,/^@@DLK end fuzz/p'; }
-	sfx "$s" >"$out/test-stock.log"
-	sfx "$o" >"$out/test-ours.log"
-	ck_lines "$out/test-stock.log" >"$out/test-stock.ck"
-	ck_lines "$out/test-ours.log" >"$out/test-ours.ck"
-	if [ -s "$out/test-stock.ck" ] && cmp -s "$out/test-stock.ck" "$out/test-ours.ck"; then
-		echo "ok 1 fuzz_same_as_stock # $(wc -l <"$out/test-stock.ck") checkpoints"
+	sfx() {
+		tr -d '\r' <"$1" |
+			sed -n "/^@@DLK suite $suite\$/,/^@@DLK end $suite /p"
+	}
+	sfx "$s" >"$f-stock.log"
+	sfx "$o" >"$f-ours.log"
+	ck_lines "$f-stock.log" >"$f-stock.ck"
+	ck_lines "$f-ours.log" >"$f-ours.ck"
+	if [ -s "$f-stock.ck" ] && cmp -s "$f-stock.ck" "$f-ours.ck"; then
+		echo "ok 1 $t # $(wc -l <"$f-stock.ck") checkpoints"
 	else
-		diff "$out/test-stock.ck" "$out/test-ours.ck" | head -6 | sed 's/^/# /'
-		echo "# replay: make fuzz FUZZ_SEED=<the suite's seed> shrinks it"
-		echo "not ok 1 fuzz_same_as_stock"
+		diff "$f-stock.ck" "$f-ours.ck" | head -6 | sed 's/^/# /'
+		n=$(sed 's/#.*//' "$TOP/tests/guest/boots" |
+			awk -v b="${2:-icount1}" '$1 == b { print $2 }')
+		echo "# replay: make fuzz FUZZ_SEED=<the suite's seed>" \
+			"$([ "${n:-1}" = 1 ] || echo "SMP=$n ")shrinks it"
+		echo "not ok 1 $t"
 	fi
 	exit 0
 fi
@@ -59,6 +71,10 @@ args=${FUZZ_ARGS:-}
 trials=${FUZZ_TRIALS:-24}
 smp=${SMP:-1}
 icount=${ICOUNT:-4}
+# Two CPUs: the ops of several CPUs too (suite fuzz-smp2's sequence).
+if [ "$smp" = 2 ]; then
+	case " $args " in *" -H "*) ;; *) args="$args -H" ;; esac
+fi
 
 # guest KERNEL NAME ARGS: runs dlfuzz ARGS in one boot; output in
 # $out/NAME-KERNEL.txt, the boot's host seconds in $out/NAME-KERNEL.secs

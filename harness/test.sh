@@ -218,13 +218,21 @@ for k in $KERNELS; do
 	say "$(kernel_name "$k" "$DEBUG"): logs in $DLK_OUT/logs/$(kernel_name "$k" "$DEBUG")"
 done
 
-# The fuzz suite's checkpoints, stock's against ours (harness/fuzz.sh).
-if [ "$KERNELS" = "stock ours" ] && [ "$DEBUG" = 0 ] &&
-	{ [ -z "${SUITE:-}" ] || echo ",$SUITE," | grep -q ",fuzz,"; }; then
-	sh "$TOP/harness/fuzz.sh" compare-test icount1 \
-		>"$DLK_OUT/logs/fuzz-compare.tap" 2>&1 || true
-	"$KTAPSUM" parse -k host -o "$results/host-fuzz.tsv" \
-		-t "$DLK_OUT/logs/fuzz-compare.tap" -s fuzz-compare
+# The fuzz suites' checkpoints, stock's against ours (harness/fuzz.sh):
+# "fuzz" (one vCPU) and "fuzz-smp2" (two), each in the first boot that
+# runs it.
+if [ "$KERNELS" = "stock ours" ] && [ "$DEBUG" = 0 ]; then
+	for fs in fuzz fuzz-smp2; do
+		[ -z "${SUITE:-}" ] || echo ",$SUITE," | grep -q ",$fs," ||
+			continue
+		b=$(boots_of | awk -v s="$fs" \
+			'index("," $4 ",", "," s ",") { print $1; exit }')
+		[ -n "$b" ] || continue
+		sh "$TOP/harness/fuzz.sh" compare-test "$b" "$fs" \
+			>"$DLK_OUT/logs/$fs-compare.tap" 2>&1 || true
+		"$KTAPSUM" parse -k host -o "$results/host-$fs.tsv" \
+			-t "$DLK_OUT/logs/$fs-compare.tap" -s "$fs-compare"
+	done
 fi
 
 if selftests_wanted; then

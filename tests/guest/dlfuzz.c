@@ -36,6 +36,42 @@
  *   c  a rebuild during a 0-lag wait makes total_bw underflow
  *      (admission.c: rebuild_with_pending_zero_lag).  Avoided by waiting
  *      out pending 0-lag times before every op that rebuilds.
+ *   e  a deadline task asleep when the root domains change is counted
+ *      in the domain of the CPU it last ran on; woken into another
+ *      domain, it keeps its bandwidth in the first one, which loses it
+ *      when the task leaves (cpuset.c: woken_off_an_offline_cpu).
+ *      Avoided, on several CPUs, by a rebuild (a read of a sched_rt
+ *      sysctl) after the wake-up of every worker below.
+ *   f  the tree's cpuset code goes wrong with partitions, on both
+ *      kernels (seed 1 of -H): it lets the root cgroup lose its last
+ *      online CPU (CPU 1 taken offline while a partition holds CPU 0, or
+ *      a partition made of CPU 0 while CPU 1 is offline), and then CPU
+ *      1 does not come back to the root cgroup when online; new CPUs
+ *      for an invalid partition warn in partition_xcpus_del(); two
+ *      partitions side by side were passed on as overlapping, a warning
+ *      in rebuild_sched_domains_locked().  Avoided on several CPUs: CPU
+ *      1 goes offline only while the root cgroup has CPU 0, no cpuset
+ *      is written while CPU 1 is offline, only fz1 is made a partition,
+ *      and an invalid partition's CPUs are not written.
+ *   g  with admission control off (sched_rt_runtime_us -1), CPU 1 taken
+ *      offline under a partition with a deadline task: the classic
+ *      class frees the task's bandwidth in the domain it leaves with a
+ *      division by that domain's active CPUs, none: a divide error in
+ *      set_cpus_allowed_dl() (stock, seed 1 of -H with f allowed, op
+ *      7436).  Avoided: no offline while admission control is off and
+ *      a partition is valid.
+ *
+ * On several CPUs, where a thread sleeps is the scheduler's choice, and
+ * both kernels count a sleeping deadline task, at a rebuild, in the root
+ * domain of the CPU it last ran on, and take an admission or affinity
+ * decision about it there.  A thread that ran since the last change of
+ * its cpuset's CPUs last ran on one of them, in the one domain they make
+ * (a partition's CPUs make one): so after every op that changes which
+ * CPUs a cpuset has (cgroup moves, cpus, partitions, CPU 1's hotplug),
+ * the controller wakes every worker thread once (a "ping"; one too small
+ * to run is stretched first, (d) below), and no record depends on where
+ * a thread ran.  The bandwidth is then read from every root domain:
+ * CPU 1's too while it is online and a partition is valid.
  *
  * One more limit is emulation's, on both kernels.  A deadline budget
  * shorter than the way from a context switch back to user space never
@@ -51,8 +87,14 @@
  * that is refused).  Its records show the parameters it then has.
  *
  * Usage: dlfuzz [-s SEED] [-n OPS] [-c EVERY] [-v FROM-TO] [-k LIST|@FILE]
- *               [-K LETTERS|all] [-w MS] [-F NS] [-t] [-Z]
+ *               [-K LETTERS|all] [-w MS] [-F NS] [-t] [-Z] [-H] [-W]
  *   -k LIST: op indices (a,b-c,...) of the seeded sequence to run, alone;
+ *   -H: the ops of several CPUs, for make test's suite "fuzz-smp2": CPU
+ *       1 offline and online, and cpuset cpus and partitions, cgroup
+ *       moves and affinities more often (another sequence: the weights
+ *       differ);
+ *   -W: name the op after which each kernel report (WARNING, BUG, oops)
+ *       came, read from /dev/kmsg;
  *   -t: TAP (checkpoints as diagnostics), for make test's suite "fuzz";
  *   -Z: set-calls on a zombie too (a divergence: see settle's comment).
  */
@@ -93,18 +135,20 @@ enum op_type {
 	OP_SETATTR, OP_GETATTR, OP_SETSCHED, OP_GETSCHED, OP_GETPARAM,
 	OP_SETAFF, OP_GETAFF, OP_YIELD, OP_FORK, OP_EXIT, OP_THREXIT,
 	OP_CGMOVE, OP_CGCPUS, OP_SYSCTL_W, OP_SYSCTL_R, OP_BWREAD,
+	OP_HOTPLUG,
 	OP_NTYPES
 };
 
 static const char *const op_name[OP_NTYPES] = {
 	"setattr", "getattr", "setsched", "getsched", "getparam", "setaff",
 	"getaff", "yield", "fork", "exit", "threxit", "cgmove", "cgcpus",
-	"sysctl_w", "sysctl_r", "bwread",
+	"sysctl_w", "sysctl_r", "bwread", "hotplug",
 };
 
-/* Relative frequencies of the op types. */
-static const int op_weight[OP_NTYPES] = {
-	30, 10, 9, 4, 3, 5, 3, 3, 4, 1, 2, 4, 2, 4, 2, 2,
+/* Relative frequencies of the op types; with -H, the second row. */
+static const int op_weight[2][OP_NTYPES] = {
+	{ 30, 10, 9, 4, 3, 5, 3, 3, 4, 1, 2, 4, 2, 4, 2, 2, 0 },
+	{ 30, 10, 9, 4, 3, 8, 5, 3, 4, 1, 2, 6, 6, 4, 2, 3, 4 },
 };
 
 /* Whom a call names. */
@@ -124,7 +168,7 @@ struct op {
 };
 
 /* What the controller sends a worker thread, and what it answers. */
-enum cmd_kind { C_OP, C_EXIT_PROC, C_EXIT_THREAD, C_SPAWN };
+enum cmd_kind { C_OP, C_EXIT_PROC, C_EXIT_THREAD, C_SPAWN, C_PING };
 
 struct cmd {
 	int kind;
@@ -158,9 +202,13 @@ static char *klist;
 static bool tap;
 static bool quiet;
 static long wait_ms = 30000;
-static bool avoid_a = true, avoid_b = true, avoid_c = true;
+static bool avoid_a = true, avoid_b = true, avoid_c = true, avoid_e = true;
+static bool avoid_f = true, avoid_g = true;
 static bool zombie_sets;
+static bool smp_ops;		/* -H */
+static bool rt_runtime_off;	/* sched_rt_runtime_us is -1: (g) */
 static uint64_t floor_ns;	/* -F: the smallest budget that runs */
+static bool floor_given;
 
 /* ---- the generator: op i from (seed, i) only ---- */
 
@@ -391,9 +439,30 @@ static const char *const sysctl_dflt[4] = {
 };
 
 static const char *const cg_name[3] = { "", "/fz0", "/fz1" };
+static const char *const hotplug_vals[3] = { "0", "1", "x" };
 static const char *const cpus_vals[] = { "0", "0-1", "1", "", "0", "5", "x" };
 static const char *const part_vals[] = { "root", "member", "isolated",
 					 "member", "bogus" };
+
+/*
+ * -H's cpuset writes: partitions of fz1 only ((f) above), and CPUs that
+ * make a valid one often: fz0 mostly CPU 0, fz1 mostly CPU 1 (a
+ * partition's CPUs must be no sibling's).  Indices of cpus_vals.
+ */
+static void gen_cgcpus_smp(struct op *o)
+{
+	static const int fz0[] = { 0, 0, 0, 0, 1, 2, 3, 5 };
+	static const int fz1[] = { 2, 2, 2, 2, 0, 0, 1, 3, 6 };
+	static const int part[] = { 0, 0, 0, 1, 1, 3, 2, 2, 4 };
+
+	if (chance(40)) {
+		o->sub = 2;
+		o->val = 100 + PICK(part);
+		return;
+	}
+	o->sub = 1 + pick(2);
+	o->val = o->sub == 1 ? PICK(fz0) : PICK(fz1);
+}
 
 static void gen_op(long i, struct op *o)
 {
@@ -404,10 +473,10 @@ static void gen_op(long i, struct op *o)
 	rnd();
 	memset(o, 0, sizeof(*o));
 	for (t = 0; t < OP_NTYPES; t++)
-		w += op_weight[t];
+		w += op_weight[smp_ops][t];
 	r = pick(w);
-	for (t = 0; r >= op_weight[t]; t++)
-		r -= op_weight[t];
+	for (t = 0; r >= op_weight[smp_ops][t]; t++)
+		r -= op_weight[smp_ops][t];
 	o->type = t;
 	o->caller = pick(NSLOT);
 	switch (t) {
@@ -427,12 +496,19 @@ static void gen_op(long i, struct op *o)
 		o->val = chance(85) ? 0 : 1;	/* cgroup.procs / .threads */
 		break;
 	case OP_CGCPUS:
+		if (smp_ops) {
+			gen_cgcpus_smp(o);
+			break;
+		}
 		o->sub = 1 + pick(2);
 		o->val = chance(70) ? pick(sizeof(cpus_vals) / sizeof(cpus_vals[0]))
 				    : 100 + pick(sizeof(part_vals) / sizeof(part_vals[0]));
 		break;
 	case OP_SYSCTL_W: o->sub = pick(4); o->val = pick(10); break;
 	case OP_SYSCTL_R: o->sub = pick(4); break;
+	case OP_HOTPLUG: /* online more often: (f) leaves cpusets alone offline */
+		o->sub = chance(10) ? 2 : chance(35) ? 0 : 1;
+		break;
 	default: break;
 	}
 }
@@ -543,6 +619,9 @@ static void fmt_args(const struct op *o, char *b, size_t n)
 		break;
 	case OP_SYSCTL_R:
 		snprintf(b, n, "%s", sysctl_names[o->sub]);
+		break;
+	case OP_HOTPLUG:
+		snprintf(b, n, "cpu1 online=%s", hotplug_vals[o->sub]);
 		break;
 	default:
 		b[0] = '\0';
@@ -826,6 +905,8 @@ static void *thread_loop(void *arg)
 		case C_EXIT_THREAD:
 			/* no answer: the joining thread answers */
 			pthread_exit(NULL);
+		case C_PING:
+			break;
 		case C_SPAWN:
 			if (thr1_alive) {
 				pthread_join(thr1, NULL);
@@ -1041,11 +1122,91 @@ static long long expected_total(void)
 	return sum;
 }
 
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+
+static void read_file(const char *path, char *b, size_t n);
+
+/*
+ * Whether the two CPUs are two root domains: a valid partition takes one
+ * of them, the root cgroup keeps the other (it keeps one at least, so at
+ * most one partition is valid).  The cpuset files say so, whatever the
+ * kernel counted.
+ */
+static bool rd_split(void)
+{
+	char path[96], buf[64];
+	int i;
+
+	for (i = 1; i < 3; i++) {
+		snprintf(path, sizeof(path), CG "%s/cpuset.cpus.partition",
+			 cg_name[i]);
+		read_file(path, buf, sizeof(buf));
+		if (!strcmp(buf, "root") || !strcmp(buf, "isolated"))
+			return true;
+	}
+	return false;
+}
+
+/* Whether CPU 1 is offline, as its sysfs file says. */
+static bool cpu1_offline(void)
+{
+	char buf[16];
+
+	read_file(CPU1_ONLINE, buf, sizeof(buf));
+	return !strcmp(buf, "0");
+}
+
+static long debug_reads, unquiet;
+
+/*
+ * The two CPUs' root domains' figures, read when no worker runs.  On
+ * stock they come from sched/debug, whose read races the scheduler of
+ * the other CPU (dl.h): a 20000-op run of -H crashed stock so in
+ * pick_task_fair() at op 7206, the controller reading while the workers
+ * it had just answered still ran.  So the read waits, up to 100 ms, for
+ * every worker to be asleep (in its read of the next command).
+ */
+static int read_bw2(long long *bw, long long *total)
+{
+	long t0 = now_ms();
+	int s = 0;
+
+	while (s < NSLOT) {
+		char st = 'S';
+
+		if (slots[s].tid > 0 &&
+		    !proc_stat_cpu(slots[s].tid, &st, NULL) && st == 'R') {
+			if (now_ms() - t0 > 100) {
+				unquiet++;
+				break;
+			}
+			usleep(1000);
+			continue;
+		}
+		s++;
+	}
+	debug_reads++;
+	return dl_bw_of_cpus(2, bw, total);
+}
+
+/* What every root domain has allocated, summed; -1 if unread. */
 static long long bw_total(void)
 {
-	long long bw, total;
+	long long bw[2], total[2];
 
-	return dl_bw_of_cpu(0, &bw, &total) ? -1 : total;
+	if (ncpu < 2)
+		return dl_bw_of_cpu(0, &bw[0], &total[0]) ? -1 : total[0];
+	if (read_bw2(bw, total) || total[0] == DL_BW_NONE)
+		return -1;
+	/*
+	 * An offline CPU 1 shows nothing: it is in no domain of CPU 0's.
+	 * Two CPUs that show different figures are in two domains too,
+	 * whatever the cpuset files say.
+	 */
+	if (total[1] != DL_BW_NONE && (rd_split() || bw[0] != bw[1] ||
+				       total[0] != total[1]))
+		return total[0] + total[1];
+	return total[0];
 }
 
 /*
@@ -1068,14 +1229,34 @@ static long long bw_total(void)
  */
 static long long drift;
 static bool rebase_due;
+static bool verbose_op;	/* the op is in -v's range: its waits too */
 
 static void rebase_if_due(void)
 {
-	long long bw, total;
+	long long total;
 
-	if (rebase_due && !pending && !dl_bw_of_cpu(0, &bw, &total)) {
+	if (rebase_due && !pending && (total = bw_total()) != -1) {
 		drift = total - expected_total();
 		rebase_due = false;
+		if (verbose_op) {
+			char b[256] = "";
+			struct dl_attr a;
+			int s, n = 0, cpu;
+			char st;
+
+			for (s = 0; s < NSLOT; s++)
+				if (slots[s].tid > 0 &&
+				    !dl_getattr(slots[s].tid, &a, sizeof(a), 0) &&
+				    a.sched_policy == SCHED_DEADLINE &&
+				    !proc_stat_cpu(slots[s].tid, &st, &cpu))
+					n += snprintf(b + n, sizeof(b) - n,
+						      " w%dt%d:%llu@%d%c", s / NT,
+						      s % NT, (unsigned long long)
+						      ((a.sched_runtime << 20) /
+						       a.sched_period), cpu, st);
+			out("dbg rebase: total_bw %lld, drift %lld;%s", total,
+			    drift, b);
+		}
 	}
 }
 
@@ -1113,6 +1294,9 @@ static void settle(long idx)
 		dl_debug_backoff(&step, 256);
 	}
 	waited_ms += now_ms() - t0;
+	if (verbose_op)
+		out("dbg settle: total_bw %lld, the tasks hold %lld + drift %lld "
+		    "after %ld ms", now, want, drift, now_ms() - t0);
 }
 
 static bool dl_and_note(pid_t tid)
@@ -1381,6 +1565,17 @@ static void run_cgcpus(const struct op *o, struct res *r)
 {
 	char path[96], buf[128];
 
+	if (avoid_f && ncpu > 1) {
+		snprintf(path, sizeof(path), CG "%s/cpuset.cpus.partition",
+			 cg_name[o->sub]);
+		read_file(path, buf, sizeof(buf));
+		if (cpu1_offline() || (o->val >= 100 && o->sub == 1) ||
+		    (o->val < 100 && strstr(buf, "invalid"))) {
+			r->ret = -2;
+			snprintf(r->text, TEXT, "avoided (f)");
+			return;
+		}
+	}
 	if (o->val >= 100) {
 		snprintf(path, sizeof(path), CG "%s/cpuset.cpus.partition",
 			 cg_name[o->sub]);
@@ -1409,6 +1604,8 @@ static void run_sysctl(const struct op *o, struct res *r, bool write)
 	if (write) {
 		r->ret = file_put(path, "%s\n", sysctl_vals[o->sub][o->val]);
 		r->err = r->ret < 0 ? errno : 0;
+		if (!r->ret && o->sub == 0)
+			rt_runtime_off = !strcmp(sysctl_vals[0][o->val], "-1");
 	} else {
 		r->ret = 0;
 		read_file(path, r->text, TEXT);
@@ -1417,30 +1614,165 @@ static void run_sysctl(const struct op *o, struct res *r, bool write)
 
 static void run_bwread(struct res *r)
 {
-	long long bw, total;
+	long long bw, total, b[2], t[2];
 
+	if (ncpu > 1) {
+		/* CPU 1's domain too: CPU 0's again unless split */
+		r->ret = read_bw2(b, t);
+		r->err = r->ret < 0 ? errno : 0;
+		if (!r->ret && t[1] == DL_BW_NONE)
+			snprintf(r->text, TEXT, "bw=%lld total=%lld cpu1 none",
+				 b[0], t[0]);
+		else if (!r->ret)
+			snprintf(r->text, TEXT, "bw=%lld total=%lld cpu1 "
+				 "bw=%lld total=%lld", b[0], t[0], b[1], t[1]);
+		return;
+	}
 	r->ret = dl_bw_of_cpu(0, &bw, &total);
 	r->err = r->ret < 0 ? errno : 0;
 	if (!r->ret)
 		snprintf(r->text, TEXT, "bw=%lld total=%lld", bw, total);
 }
 
+/* CPU 1 offline or online; the CPUs online after. */
+static void run_hotplug(const struct op *o, struct res *r)
+{
+	char buf[64];
+
+	if (o->sub == 0 && avoid_f) {
+		/* (f): the root cgroup keeps CPU 0 */
+		read_file(CG "/cpuset.cpus.effective", buf, sizeof(buf));
+		if (buf[0] != '0') {
+			r->ret = -2;
+			snprintf(r->text, TEXT, "avoided (f)");
+			return;
+		}
+	}
+	if (o->sub == 0 && avoid_g && rt_runtime_off && rd_split()) {
+		r->ret = -2;
+		snprintf(r->text, TEXT, "avoided (g)");
+		return;
+	}
+	r->ret = file_put(CPU1_ONLINE, "%s\n", hotplug_vals[o->sub]);
+	r->err = r->ret < 0 ? errno : 0;
+	read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	snprintf(r->text, TEXT, "online=%s", buf);
+}
+
+static long pings;
+
+/*
+ * After an op that changed which CPUs a cpuset has, on several CPUs:
+ * every worker thread runs once, so that each last ran on a CPU of its
+ * cpuset (see the top comment); then, for (e), a rebuild counts each
+ * deadline task in the domain it is now in.
+ */
+static void ping_all(long idx)
+{
+	struct cmd c = { .kind = C_PING };
+	struct res r;
+	char buf[32];
+	int s;
+
+	if (ncpu < 2)
+		return;
+	for (s = 0; s < NSLOT; s++)
+		if (slots[s].tid && can_run(idx, s, &r))
+			call_slot(s, &c, &r);
+	pings++;
+	if (verbose_op) {
+		char b[256] = "", st;
+		int n = 0, cpu;
+
+		for (s = 0; s < NSLOT; s++)
+			if (slots[s].tid > 0 &&
+			    !proc_stat_cpu(slots[s].tid, &st, &cpu))
+				n += snprintf(b + n, sizeof(b) - n, " w%dt%d@%d%c",
+					      s / NT, s % NT, cpu, st);
+		out("dbg ping:%s", b);
+	}
+	if (!avoid_e)
+		return;
+	settle(idx);
+	read_file("/proc/sys/kernel/sched_rt_period_us", buf, sizeof(buf));
+	rebase_due = true;
+}
+
 /* Ops whose result follows the allocated bandwidth, or that rebuild it. */
 static bool rebuilds(int type)
 {
 	return type == OP_CGMOVE || type == OP_CGCPUS || type == OP_SYSCTL_W ||
-	       type == OP_SYSCTL_R;
+	       type == OP_SYSCTL_R || type == OP_HOTPLUG;
 }
 
-static void run_op(long idx, const struct op *o, struct res *r)
-{
-	char args[512], line[1024], note[16] = "";
-	long t0 = now_ms();
+/*
+ * -W: the kernel's reports (a WARNING, a BUG, an oops), each named with
+ * the op after which it was first read from /dev/kmsg: which op of a
+ * run made the kernel warn, make test failing on any such report.
+ */
+static int kmsg_fd = -1;
 
-	memset(r, 0, sizeof(*r));
-	/* (c): no rebuild while a departed task still holds bandwidth */
-	if (o->type == OP_BWREAD || (rebuilds(o->type) && avoid_c))
-		settle(idx);
+static void kmsg_open(void)
+{
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kmsg_fd < 0)
+		die("/dev/kmsg: %s", strerror(errno));
+	lseek(kmsg_fd, 0, SEEK_END);
+}
+
+static void kmsg_check(const char *line)
+{
+	char buf[1024];
+	ssize_t n;
+
+	if (kmsg_fd < 0)
+		return;
+	while ((n = read(kmsg_fd, buf, sizeof(buf) - 1)) > 0 ||
+	       (n < 0 && errno == EPIPE)) {
+		char *msg;
+
+		if (n < 0)
+			continue;	/* overwritten records: go on */
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		msg = strchr(buf, ';');
+		msg = msg ? msg + 1 : buf;
+		if (strstr(msg, "WARNING") || strstr(msg, "BUG") ||
+		    strstr(msg, "Oops") || strstr(msg, "RIP:"))
+			out("kernel after op %s: %s", line, msg);
+	}
+}
+
+/* Ops that change which CPUs a cpuset has: ping_all() after them. */
+static bool changes_cpus(int type)
+{
+	return type == OP_CGMOVE || type == OP_CGCPUS || type == OP_HOTPLUG;
+}
+
+/*
+ * Before such an op on several CPUs: every worker can run (stretched if
+ * it must be, (d)), or the ping after it could not reach one, which
+ * then sleeps on the CPU it last ran on, outside its cpuset's CPUs, and
+ * is counted there: seed 1 of -H at op 3718, a worker with a budget
+ * under the floor when sched_deadline_period_max_us was 100, asleep on
+ * CPU 1, counted in the default root domain when CPU 1 went offline,
+ * and a sysctl write then refused (that domain's 0 CPUs), or not, by
+ * where the worker had last run.
+ */
+static bool all_can_run(long idx, struct res *r)
+{
+	int s;
+
+	for (s = 0; s < NSLOT; s++)
+		if (slots[s].tid && !can_run(idx, s, r)) {
+			snprintf(r->text, TEXT, "avoided (d)");
+			return false;
+		}
+	return true;
+}
+
+static void dispatch(long idx, const struct op *o, struct res *r, char *note)
+{
 	switch (o->type) {
 	case OP_EXIT: run_exit(idx, o, r); break;
 	case OP_THREXIT: run_threxit(idx, o, r); break;
@@ -1449,10 +1781,27 @@ static void run_op(long idx, const struct op *o, struct res *r)
 	case OP_SYSCTL_W: run_sysctl(o, r, true); break;
 	case OP_SYSCTL_R: run_sysctl(o, r, false); break;
 	case OP_BWREAD: run_bwread(r); break;
+	case OP_HOTPLUG: run_hotplug(o, r); break;
 	default: run_call(idx, o, r, note); break;
 	}
+}
+
+static void run_op(long idx, const struct op *o, struct res *r)
+{
+	char args[512], line[1024], note[16] = "";
+	long t0 = now_ms();
+
+	memset(r, 0, sizeof(*r));
+	verbose_op = idx >= vfrom && idx <= vto;
+	/* (c): no rebuild while a departed task still holds bandwidth */
+	if (o->type == OP_BWREAD || (rebuilds(o->type) && avoid_c))
+		settle(idx);
+	if (ncpu < 2 || !changes_cpus(o->type) || all_can_run(idx, r))
+		dispatch(idx, o, r, note);
 	if (rebuilds(o->type))
 		rebase_due = true;
+	if (r->ret == 0 && changes_cpus(o->type))
+		ping_all(idx);
 	stat_add(o->type, r);
 	fmt_args(o, args, sizeof(args));
 	snprintf(line, sizeof(line), "%ld %s %s%s -> %ld %s %s", idx,
@@ -1464,6 +1813,7 @@ static void run_op(long idx, const struct op *o, struct res *r)
 	/* Where a run's time goes: an op that took long, its own wait too. */
 	if (now_ms() - t0 >= 2000)
 		out("slow op %s: %ld ms", line, now_ms() - t0);
+	kmsg_check(line);
 }
 
 /* ---- setup and teardown ---- */
@@ -1605,8 +1955,8 @@ static char *slurp(const char *path)
 static void usage(void)
 {
 	fprintf(stderr, "usage: dlfuzz [-s SEED] [-n OPS] [-c EVERY] "
-		"[-v FROM-TO] [-k LIST|@FILE] [-K abc|all] [-w MS] [-F NS] "
-		"[-t] [-Z]\n");
+		"[-v FROM-TO] [-k LIST|@FILE] [-K abcefg|all] [-w MS] [-F NS] "
+		"[-t] [-Z] [-H] [-W]\n");
 	exit(2);
 }
 
@@ -1632,7 +1982,7 @@ static void parse(int argc, char **argv)
 	int c;
 
 	floor_ns = default_floor();
-	while ((c = getopt(argc, argv, "s:n:c:v:k:K:w:F:tqZ")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:c:v:k:K:w:F:tqZHW")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': nops = strtol(optarg, NULL, 0); break;
@@ -1646,16 +1996,24 @@ static void parse(int argc, char **argv)
 			break;
 		case 'K':
 			if (!strcmp(optarg, "all"))
-				optarg = "abc";
+				optarg = "abcefg";
 			avoid_a = !strchr(optarg, 'a');
 			avoid_b = !strchr(optarg, 'b');
 			avoid_c = !strchr(optarg, 'c');
+			avoid_e = !strchr(optarg, 'e');
+			avoid_f = !strchr(optarg, 'f');
+			avoid_g = !strchr(optarg, 'g');
 			break;
 		case 'w': wait_ms = strtol(optarg, NULL, 0); break;
-		case 'F': floor_ns = strtoull(optarg, NULL, 0); break;
+		case 'F':
+			floor_ns = strtoull(optarg, NULL, 0);
+			floor_given = true;
+			break;
 		case 't': tap = true; break;
 		case 'q': quiet = true; break;
 		case 'Z': zombie_sets = true; break;
+		case 'H': smp_ops = true; break;
+		case 'W': kmsg_open(); break;
 		default: usage();
 		}
 	}
@@ -1716,6 +2074,10 @@ static void print_stats(void)
 	out("floor %llu ns (d): calls made by the controller %ld, threads "
 	    "stretched %ld, refused %ld", (unsigned long long)floor_ns,
 	    redirects_d, stretched, starved);
+	if (ncpu > 1)
+		out("pings of every worker after a change of cpuset CPUs %ld; "
+		    "reads of the totals %ld, %ld with a worker running",
+		    pings, debug_reads, unquiet);
 }
 
 int main(int argc, char **argv)
@@ -1729,11 +2091,29 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	/*
+	 * Several vCPUs under -icount take turns: one that runs while
+	 * another does gets the instructions of half the guest time.
+	 */
+	if (!floor_given && getenv("DLK_ICOUNT") && *getenv("DLK_ICOUNT"))
+		floor_ns *= ncpu;
 	if (tap)
 		printf("TAP version 13\n1..3\n");
-	out("dlfuzz seed=%llu ops=%ld every=%ld avoid=%s%s%s cpus=%d", seed,
-	    nops, every, avoid_a ? "a" : "", avoid_b ? "b" : "",
-	    avoid_c ? "c" : "", ncpu);
+	out("dlfuzz seed=%llu ops=%ld every=%ld avoid=%s%s%s%s%s%s cpus=%d%s",
+	    seed, nops, every, avoid_a ? "a" : "", avoid_b ? "b" : "",
+	    avoid_c ? "c" : "", avoid_e ? "e" : "", avoid_f ? "f" : "",
+	    avoid_g ? "g" : "", ncpu, smp_ops ? " smp-ops" : "");
+	if (smp_ops && ncpu != 2 && tap) {
+		/* a boot of another shape (make test SMP=N) */
+		for (t = 1; t <= 3; t++)
+			printf("ok %d %s # SKIP -H wants 2 CPUs, not %d\n", t,
+			       (const char *[]){ "fuzz_completed",
+			       "fuzz_valid_and_invalid_calls",
+			       "fuzz_bandwidth_returned" }[t - 1], ncpu);
+		return 0;
+	}
+	if (smp_ops && ncpu != 2)
+		die("-H wants 2 CPUs online, not %d", ncpu);
 	signal(SIGXCPU, SIG_IGN);
 	if (avoid_b)
 		fair_servers(true);
@@ -1764,8 +2144,15 @@ int main(int argc, char **argv)
 	/*
 	 * The end: every worker gone, its bandwidth returned.  Each thread
 	 * runs its own exit, (d) above: the period limits first, so that
-	 * stretching is not refused.
+	 * stretching is not refused.  CPU 1 first, online for the fair
+	 * servers' restore.
 	 */
+	if (smp_ops) {
+		settle(-1);
+		if (file_put(CPU1_ONLINE, "1"))
+			out("dlfuzz: CPU 1 back online: %s", strerror(errno));
+		ping_all(-1);
+	}
 	sysctls_restore(2);
 	for (i = 0; i < NSLOT; i++)
 		if (!unstarve(-1, slots[i].tid, true))

@@ -85,6 +85,23 @@ prepare() {
 	BUILD_SRC=$src BUILD_NAME=mutant-$1 sh "$TOP/harness/build-kernel.sh" ours 0
 }
 
+# killer RESULTS guest|any: the first failure of RESULTS (of a guest
+# suite, or of anything, KUnit included), and how many more there are
+killer() {
+	awk -F'\t' -v want="$2" '$3 == "FAIL" {
+		if (want == "guest" && $2 ~ /^kunit:/)
+			next
+		if (!n++)
+			f = $2 " " $4
+	}
+	END {
+		if (n > 1)
+			f = f " (and " n - 1 " more)"
+		if (n)
+			print f
+	}' "$1"
+}
+
 # judge SLOT NAME: boots NAME's kernel (slot SLOT's) with its suites;
 # prints "killed BOOT SUITE TEST", "survived" or "broken WHY"
 judge() {
@@ -127,17 +144,21 @@ judge() {
 			set -- "$@" -B "boot.sh exit $st"
 		fi
 		"$KTAPSUM" parse "$@"
-		# The first failure names the kill; the count says how
-		# many tests of those boots saw the defect.
-		first=$(awk -F'\t' '$3 == "FAIL" { if (!n++) f = $2 " " $4 }
-			END { if (n > 1) f = f " (and " n - 1 " more)"; print f }' \
-			"$out/results.tsv")
-		if [ -n "$first" ]; then
-			echo "killed $first"
+		# A guest suite's failure ends the mutant's boots.  KUnit (the
+		# class's own cases, not run on stock) alone does not: the
+		# boots go on, to show whether the suites see it too.
+		killer "$out/results.tsv" guest >"$out/killer"
+		if [ -s "$out/killer" ]; then
+			echo "killed $(cat "$out/killer")"
 			return
 		fi
 	done <"$out/boots"
-	echo "survived"
+	killer "$out/results.tsv" any >"$out/killer"
+	if [ -s "$out/killer" ]; then
+		echo "killed $(cat "$out/killer")"
+	else
+		echo "survived"
+	fi
 }
 
 # run_slot SLOT: the mutants of this slot (every JOBS-th, from SLOT),

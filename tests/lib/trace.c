@@ -41,8 +41,10 @@ int trace_start_with(unsigned int what)
 	    put("events/sched/sched_wakeup_new/enable", "1"))
 		return -1;
 	if ((what & TRACE_DL_TIMERS) &&
-	    (put("events/timer/hrtimer_start/enable", "1") ||
-	     put("events/timer/hrtimer_expire_entry/enable", "1")))
+	    put("events/timer/hrtimer_start/enable", "1"))
+		return -1;
+	if ((what & (TRACE_DL_TIMERS | TRACE_TICKS)) &&
+	    put("events/timer/hrtimer_expire_entry/enable", "1"))
 		return -1;
 	if ((what & TRACE_MIGRATIONS) &&
 	    put("events/sched/sched_migrate_task/enable", "1"))
@@ -55,21 +57,21 @@ int trace_start(void)
 	return trace_start_with(0);
 }
 
+/* Whether the symbol at @fn, up to a blank, is @name. */
+static bool fn_is(const char *fn, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(fn, name, n) && (!fn[n] || isspace((unsigned char)fn[n]));
+}
+
 /*
  * The replenishment timer's callback: dl_task_timer() in the tree's
  * class (kernel/sched/deadline.c), dl_timer_fire() in ours (dl_cbs.c).
  */
 static bool dl_timer_fn(const char *fn)
 {
-	static const char *const names[] = { "dl_task_timer", "dl_timer_fire" };
-	size_t i, n;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		n = strlen(names[i]);
-		if (!strncmp(fn, names[i], n) && (!fn[n] || isspace(fn[n])))
-			return true;
-	}
-	return false;
+	return fn_is(fn, "dl_task_timer") || fn_is(fn, "dl_timer_fire");
 }
 
 /*
@@ -123,17 +125,23 @@ static int parse_line(const char *line, struct trace_ev *ev)
 	}
 	if ((ev_name = strstr(p, "hrtimer_start: ")) ||
 	    (ev_name = strstr(p, "hrtimer_expire_entry: "))) {
-		ev->kind = !strncmp(ev_name, "hrtimer_start", 13) ?
-			   TR_DL_TIMER_ARM : TR_DL_TIMER_FIRE;
+		bool armed = !strncmp(ev_name, "hrtimer_start", 13);
+
 		fn = strstr(ev_name, " function=");
 		tm = strstr(ev_name, "hrtimer=");
-		if (!fn || !tm || !dl_timer_fn(fn + 10) ||
-		    sscanf(tm, "hrtimer=%" SCNx64, &ev->timer) != 1)
+		if (!fn || !tm || sscanf(tm, "hrtimer=%" SCNx64, &ev->timer) != 1)
 			return 0;
 		ev->pid = context_pid(line, bracket);
 		ev->prev = 0;
 		ev->prev_state = 0;
-		return 1;
+		/* The tick: tick_sched_timer() was renamed in 6.9. */
+		if (!armed && (fn_is(fn + 10, "tick_nohz_handler") ||
+			       fn_is(fn + 10, "tick_sched_timer"))) {
+			ev->kind = TR_TICK;
+			return 1;
+		}
+		ev->kind = armed ? TR_DL_TIMER_ARM : TR_DL_TIMER_FIRE;
+		return dl_timer_fn(fn + 10);
 	}
 	if ((ev_name = strstr(p, "sched_migrate_task: "))) {
 		const char *pp = strstr(ev_name, " pid=");

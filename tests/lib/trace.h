@@ -16,6 +16,7 @@ enum trace_kind {
 	TR_DL_TIMER_ARM,	/* a deadline entity's replenishment timer set */
 	TR_DL_TIMER_FIRE,	/* and its callback about to run */
 	TR_MIGRATE,		/* a task moved to another CPU's queue */
+	TR_TICK,		/* the scheduler tick ran on ->cpu */
 };
 
 struct trace_ev {
@@ -43,9 +44,13 @@ int trace_start(void);
  * same callback, tell them apart by the hrtimer address.
  * TRACE_MIGRATIONS, sched_migrate_task (TR_MIGRATE): with the wakeups'
  * target CPU, which CPU's queue a task that does not run waits on.
+ * TRACE_TICKS, the tick's hrtimer callback (TR_TICK): with a periodic
+ * tick every CPU has one each jiffy, idle or not, so a longer gap is
+ * time the host did not run that vCPU.
  */
 #define TRACE_DL_TIMERS		0x1
 #define TRACE_MIGRATIONS	0x2
+#define TRACE_TICKS		0x4
 int trace_start_with(unsigned int what);
 
 /* Stops tracing and reads the events in time order; count or -1. */

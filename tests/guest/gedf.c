@@ -859,7 +859,7 @@ static void share_worker(struct share *s, int64_t q)
 	_exit(0);
 }
 
-/* Forks the @n tasks of @s, waits for them; the trace's events or -1. */
+/* Forks the @n tasks of @s and waits for them; the trace's event count. */
 static int share_run(struct share *s, int n, int64_t q, struct trace_ev **ev)
 {
 	int64_t start;
@@ -911,15 +911,15 @@ static int share_run(struct share *s, int n, int64_t q, struct trace_ev **ev)
  *  - together, n K Q - K (2Q - P) / 2 at least (a shared CPU leaves the
  *    pair K (2Q - P) short).
  * And from the trace: CPU time a CPU spent idle while a task waited
- * queued on a busy CPU, at most IDLE_WAIT_PCT% of the time all of
- * them run.  Global EDF pushes a replenished task to an idle CPU from the
- * timer's callback, and a CPU about to idle pulls one first, so that is
- * the microseconds between the event and the move, unless the host stops
- * the vCPU in between (0.2% of the run seen on 2 vCPUs with the host
- * loaded three times over; a class that never moves tasks, simulated:
- * 37% on 2 CPUs, 69% on 4).  A
- * task moved to an idle CPU waits until that vCPU notices, which is the
- * host's: reported (3% to 9% of the run on that host), not bounded.
+ * queued on a busy CPU, at most IDLE_WAIT_PCT% of the time all of them
+ * run (less the time the host stopped a vCPU: split_ticks()).  Global EDF
+ * pushes a replenished task to an idle CPU from the timer's callback, and
+ * a CPU about to idle pulls one first, so that is the microseconds
+ * between the event and the move (0.07% to 0.26% of the run seen on 2
+ * vCPUs; a class that never moves tasks, simulated: 37% on 2 CPUs, 69%
+ * on 4).  A task moved to an idle CPU waits until that vCPU notices,
+ * which is the host's: reported, not bounded (0.5% once stopped vCPUs
+ * are left out, 3% to 9% before, with the host loaded three times over).
  * Timing is asserted where each vCPU can have a host core; with more
  * vCPUs than host cores it is reported, and only the moving is asserted:
  * some task must run on more than one CPU.

@@ -44,9 +44,10 @@ int trace_start(void);
  * same callback, tell them apart by the hrtimer address.
  * TRACE_MIGRATIONS, sched_migrate_task (TR_MIGRATE): with the wakeups'
  * target CPU, which CPU's queue a task that does not run waits on.
- * TRACE_TICKS, the tick's hrtimer callback (TR_TICK): with a periodic
- * tick every CPU has one each jiffy, idle or not, so a longer gap is
- * time the host did not run that vCPU.
+ * TRACE_TICKS, the tick's hrtimer callback (TR_TICK), when the tick is
+ * an hrtimer (high resolution mode): with a periodic tick every CPU has
+ * one each jiffy, idle or not, so a longer gap is time the host did not
+ * run that vCPU.
  */
 #define TRACE_DL_TIMERS		0x1
 #define TRACE_MIGRATIONS	0x2

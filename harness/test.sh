@@ -154,6 +154,14 @@ kind_wanted() {
 	done | grep -q yes
 }
 
+# kind_has_smp KIND: some wanted boot of that kind has several vCPUs
+kind_has_smp() {
+	boots_of | while read -r boot smp icount list devices; do
+		[ "$(kind_of "$smp" "$icount")" = "$1" ] && [ "$smp" -gt 1 ] &&
+			[ -n "$(only_wanted "$list")" ] && echo yes && break
+	done | grep -q yes
+}
+
 # first_kind: the kind of boot KUnit's results are counted from: the
 # first with several vCPUs (with one, the CPU heap's KUnit case skips),
 # or, when SUITE= leaves none, the first there is.
@@ -173,7 +181,9 @@ run_boots() {
 		[ -n "$list" ] || continue
 		[ "$(kind_of "$smp" "$icount")" = "$2" ] || continue
 		first=0
-		if [ ! -f "$marks/$1" ] && [ "$2" = "$kunit_kind" ]; then
+		# KUnit's boot: the kind's first with several vCPUs, if any
+		if [ ! -f "$marks/$1" ] && [ "$2" = "$kunit_kind" ] &&
+			{ [ "$smp" -gt 1 ] || ! kind_has_smp "$2"; }; then
 			first=1
 			: >"$marks/$1"
 		fi

@@ -36,12 +36,17 @@
  *   c  a rebuild during a 0-lag wait makes total_bw underflow
  *      (admission.c: rebuild_with_pending_zero_lag).  Avoided by waiting
  *      out pending 0-lag times before every op that rebuilds.
- *   e  a deadline task asleep when the root domains change is counted
- *      in the domain of the CPU it last ran on; woken into another
- *      domain, it keeps its bandwidth in the first one, which loses it
- *      when the task leaves (cpuset.c: woken_off_an_offline_cpu).
- *      Avoided, on several CPUs, by a rebuild (a read of a sched_rt
- *      sysctl) after the wake-up of every worker below.
+ *   e  a rebuild counts a deadline task asleep in the root domain of
+ *      the CPU it last ran on, even where its cpuset no longer has that
+ *      CPU (a partition made of it, the CPU offline); woken in its new
+ *      domain, it keeps its bandwidth in the old one.  On both kernels
+ *      (ours too: when it leaves the class, the old domain keeps its
+ *      bandwidth until the next rebuild; the classic class takes it
+ *      from the new domain, which never counted it: cpuset.c's
+ *      woken_off_an_offline_cpu).  Avoided, on several CPUs, by a
+ *      rebuild (a read of a sched_rt sysctl) after the wake-up of every
+ *      worker below; without it the records also follow where a worker
+ *      last ran.
  *   f  the tree's cpuset code goes wrong with partitions, on both
  *      kernels (seed 1 of -H): it lets the root cgroup lose its last
  *      online CPU (CPU 1 taken offline while a partition holds CPU 0, or
@@ -53,13 +58,19 @@
  *      1 goes offline only while the root cgroup has CPU 0, no cpuset
  *      is written while CPU 1 is offline, only fz1 is made a partition,
  *      and an invalid partition's CPUs are not written.
- *   g  with admission control off (sched_rt_runtime_us -1), CPU 1 taken
- *      offline under a partition with a deadline task: the classic
- *      class frees the task's bandwidth in the domain it leaves with a
- *      division by that domain's active CPUs, none: a divide error in
- *      set_cpus_allowed_dl() (stock, seed 1 of -H with f allowed, op
- *      7436).  Avoided: no offline while admission control is off and
- *      a partition is valid.
+ *   g  with admission control off in CPU 1's root domain of its own
+ *      (sched_rt_runtime_us -1; or the default domain's stale limit,
+ *      below), CPU 1 taken offline under a deadline task there: the
+ *      classic class frees the task's bandwidth in the domain it leaves
+ *      with a division by that domain's active CPUs, none: a divide
+ *      error in set_cpus_allowed_dl() (stock; seed 1 of -H with f
+ *      allowed, op 7436; seed 5, op 5741).  On both kernels the
+ *      default root domain keeps the limit of the last write of
+ *      sched_rt_runtime_us made while it had a CPU: -1 written with CPU
+ *      1 offline stays there once 950000 is written with CPU 1 back,
+ *      and an isolated partition then puts CPU 1 under no limit.
+ *      Avoided: no offline while CPU 1's domain is its own and has no
+ *      limit (bw -1 in the figures).
  *
  * On several CPUs, where a thread sleeps is the scheduler's choice, and
  * both kernels count a sleeping deadline task, at a rebuild, in the root
@@ -206,7 +217,6 @@ static bool avoid_a = true, avoid_b = true, avoid_c = true, avoid_e = true;
 static bool avoid_f = true, avoid_g = true;
 static bool zombie_sets;
 static bool smp_ops;		/* -H */
-static bool rt_runtime_off;	/* sched_rt_runtime_us is -1: (g) */
 static uint64_t floor_ns;	/* -F: the smallest budget that runs */
 static bool floor_given;
 
@@ -1604,8 +1614,6 @@ static void run_sysctl(const struct op *o, struct res *r, bool write)
 	if (write) {
 		r->ret = file_put(path, "%s\n", sysctl_vals[o->sub][o->val]);
 		r->err = r->ret < 0 ? errno : 0;
-		if (!r->ret && o->sub == 0)
-			rt_runtime_off = !strcmp(sysctl_vals[0][o->val], "-1");
 	} else {
 		r->ret = 0;
 		read_file(path, r->text, TEXT);
@@ -1634,6 +1642,17 @@ static void run_bwread(struct res *r)
 		snprintf(r->text, TEXT, "bw=%lld total=%lld", bw, total);
 }
 
+/* (g): CPU 1 is a root domain of its own, with no limit. */
+static bool cpu1_unlimited(void)
+{
+	long long bw[2], total[2];
+
+	if (read_bw2(bw, total) || total[1] == DL_BW_NONE)
+		return false;
+	return bw[1] == -1 && (rd_split() || bw[0] != bw[1] ||
+			       total[0] != total[1]);
+}
+
 /* CPU 1 offline or online; the CPUs online after. */
 static void run_hotplug(const struct op *o, struct res *r)
 {
@@ -1648,7 +1667,7 @@ static void run_hotplug(const struct op *o, struct res *r)
 			return;
 		}
 	}
-	if (o->sub == 0 && avoid_g && rt_runtime_off && rd_split()) {
+	if (o->sub == 0 && avoid_g && cpu1_unlimited()) {
 		r->ret = -2;
 		snprintf(r->text, TEXT, "avoided (g)");
 		return;

@@ -54,10 +54,16 @@
  *      1 does not come back to the root cgroup when online; new CPUs
  *      for an invalid partition warn in partition_xcpus_del(); two
  *      partitions side by side were passed on as overlapping, a warning
- *      in rebuild_sched_domains_locked().  Avoided on several CPUs: CPU
- *      1 goes offline only while the root cgroup has CPU 0, no cpuset
- *      is written while CPU 1 is offline, only fz1 is made a partition,
- *      and an invalid partition's CPUs are not written.
+ *      in rebuild_sched_domains_locked(); and cpuset_attach() leaves a
+ *      task's CPUs alone when its old and new cpusets have the same
+ *      effective CPUs: moved from the root cgroup (whose tasks may run
+ *      on every possible CPU) into fz0 (CPU 0) while CPU 1 is offline,
+ *      a task keeps CPU 1, and runs there once it is back, outside its
+ *      cpuset (seed 11 of -H, ops 565, 567, 674).  Avoided on several
+ *      CPUs: CPU 1 goes offline only while the root cgroup has CPU 0,
+ *      no cpuset is written and no task moved while CPU 1 is offline,
+ *      only fz1 is made a partition, and an invalid partition's CPUs
+ *      are not written.
  *   g  with admission control off in CPU 1's root domain of its own
  *      (sched_rt_runtime_us -1; or the default domain's stale limit,
  *      below), CPU 1 taken offline under a deadline task there: the
@@ -71,6 +77,9 @@
  *      and an isolated partition then puts CPU 1 under no limit.
  *      Avoided: no offline while CPU 1's domain is its own and has no
  *      limit (bw -1 in the figures).
+ *   h  sched_setattr() to SCHED_DEADLINE with SCHED_FLAG_KEEP_PARAMS on a
+ *      task of another class allocates bandwidth and changes nothing,
+ *      on both kernels: see keeps_params_leak().
  *
  * On several CPUs, where a thread sleeps is the scheduler's choice, and
  * both kernels count a sleeping deadline task, at a rebuild, in the root
@@ -106,10 +115,14 @@
  *       differ);
  *   -W: name the op after which each kernel report (WARNING, BUG, oops)
  *       came, read from /dev/kmsg;
+ *   -v FROM-TO also prints, as "dbg" lines, the waits and the rebuild
+ *       offset in that range, and with DLFUZZ_DBG=1 in the environment
+ *       the totals and the deadline workers after each op;
  *   -t: TAP (checkpoints as diagnostics), for make test's suite "fuzz";
  *   -Z: set-calls on a zombie too (a divergence: see settle's comment).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -214,7 +227,7 @@ static bool tap;
 static bool quiet;
 static long wait_ms = 30000;
 static bool avoid_a = true, avoid_b = true, avoid_c = true, avoid_e = true;
-static bool avoid_f = true, avoid_g = true;
+static bool avoid_f = true, avoid_g = true, avoid_h = true;
 static bool zombie_sets;
 static bool smp_ops;		/* -H */
 static uint64_t floor_ns;	/* -F: the smallest budget that runs */
@@ -1111,6 +1124,47 @@ static bool is_dl(pid_t tid)
 }
 
 /*
+ * After a wait that timed out: every deadline task of the system, the
+ * workers' or not, with its parameters and state, to tell what holds
+ * the bandwidth the workers do not.
+ */
+static void show_dl_tasks(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[64];
+		struct dirent *t;
+		DIR *td;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/task", e->d_name);
+		td = opendir(path);
+		while (td && (t = readdir(td))) {
+			pid_t tid = atoi(t->d_name);
+			struct dl_attr a;
+			char st = '?';
+			int cpu = -1;
+
+			if (tid <= 0 || dl_getattr(tid, &a, sizeof(a), 0) ||
+			    a.sched_policy != SCHED_DEADLINE)
+				continue;
+			proc_stat_cpu(tid, &st, &cpu);
+			out("  deadline task %d (of %s): %llu/%llu/%llu, %c on CPU %d",
+			    tid, e->d_name, (unsigned long long)a.sched_runtime,
+			    (unsigned long long)a.sched_deadline,
+			    (unsigned long long)a.sched_period, st, cpu);
+		}
+		if (td)
+			closedir(td);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
  * What the deadline tasks there are hold, as the kernel sums it.  Not the
  * zombie: both kernels let it become a deadline task without charging
  * its bandwidth (it will never run).
@@ -1241,6 +1295,28 @@ static long long drift;
 static bool rebase_due;
 static bool verbose_op;	/* the op is in -v's range: its waits too */
 
+/* -v: the deadline workers, their bandwidth and where they last ran. */
+static const char *dl_slots(void)
+{
+	static char b[512];
+	struct dl_attr a;
+	int s, n = 0, cpu;
+	char st;
+
+	b[0] = '\0';
+	for (s = 0; s < NSLOT; s++)
+		if (slots[s].tid > 0 &&
+		    !dl_getattr(slots[s].tid, &a, sizeof(a), 0) &&
+		    a.sched_policy == SCHED_DEADLINE &&
+		    !proc_stat_cpu(slots[s].tid, &st, &cpu))
+			n += snprintf(b + n, sizeof(b) - n,
+				      " w%dt%d:%llu/%llu/%llu@%d%c", s / NT, s % NT,
+				      (unsigned long long)a.sched_runtime,
+				      (unsigned long long)a.sched_deadline,
+				      (unsigned long long)a.sched_period, cpu, st);
+	return b;
+}
+
 static void rebase_if_due(void)
 {
 	long long total;
@@ -1248,25 +1324,9 @@ static void rebase_if_due(void)
 	if (rebase_due && !pending && (total = bw_total()) != -1) {
 		drift = total - expected_total();
 		rebase_due = false;
-		if (verbose_op) {
-			char b[256] = "";
-			struct dl_attr a;
-			int s, n = 0, cpu;
-			char st;
-
-			for (s = 0; s < NSLOT; s++)
-				if (slots[s].tid > 0 &&
-				    !dl_getattr(slots[s].tid, &a, sizeof(a), 0) &&
-				    a.sched_policy == SCHED_DEADLINE &&
-				    !proc_stat_cpu(slots[s].tid, &st, &cpu))
-					n += snprintf(b + n, sizeof(b) - n,
-						      " w%dt%d:%llu@%d%c", s / NT,
-						      s % NT, (unsigned long long)
-						      ((a.sched_runtime << 20) /
-						       a.sched_period), cpu, st);
+		if (verbose_op)
 			out("dbg rebase: total_bw %lld, drift %lld;%s", total,
-			    drift, b);
-		}
+			    drift, dl_slots());
 	}
 }
 
@@ -1292,6 +1352,7 @@ static void settle(long idx)
 			out("note op %ld: total_bw %lld, the tasks hold %lld + "
 			    "drift %lld after %ld ms: new drift %lld", idx, now,
 			    want, drift, now_ms() - t0, now - want);
+			show_dl_tasks();
 			drift = now - want;
 			break;
 		}
@@ -1306,7 +1367,8 @@ static void settle(long idx)
 	waited_ms += now_ms() - t0;
 	if (verbose_op)
 		out("dbg settle: total_bw %lld, the tasks hold %lld + drift %lld "
-		    "after %ld ms", now, want, drift, now_ms() - t0);
+		    "after %ld ms;%s", now, want, drift, now_ms() - t0,
+		    dl_slots());
 }
 
 static bool dl_and_note(pid_t tid)
@@ -1426,6 +1488,25 @@ static bool makes_tiny(const struct op *o, pid_t tid)
 	return o->a.sched_policy == SCHED_DEADLINE;
 }
 
+/*
+ * (h): sched_setattr() to SCHED_DEADLINE with SCHED_FLAG_KEEP_PARAMS on
+ * a task of another class admits the bandwidth of the parameters it
+ * would have (its fair slice as the runtime), then applies nothing, as
+ * KEEP_PARAMS says, and returns 0: the task stays where it was, its
+ * bandwidth allocated until a rebuild (both kernels; seed 11 of -H, op
+ * 17655: 0.14 of a CPU, and every wait after it timed out).  -H's
+ * sequence avoids it; the one-CPU sequence is left as it was.
+ */
+static bool keeps_params_leak(const struct op *o, pid_t tid)
+{
+	uint64_t fl = o->a.sched_flags;
+
+	return smp_ops && avoid_h && o->type == OP_SETATTR &&
+	       o->a.sched_policy == SCHED_DEADLINE &&
+	       (fl & DL_FLAG_KEEP_PARAMS) && !(fl & DL_FLAG_KEEP_POLICY) &&
+	       !is_dl(tid);
+}
+
 /* The sched syscalls, made by a worker thread. */
 static void run_call(long idx, const struct op *o, struct res *r, char *note)
 {
@@ -1473,6 +1554,11 @@ static void run_call(long idx, const struct op *o, struct res *r, char *note)
 		redirects++;
 	}
 	tid = c.target ? c.target : slots[s].tid;
+	if (keeps_params_leak(o, tid)) {
+		r->ret = -2;
+		snprintf(r->text, TEXT, "avoided (h)");
+		return;
+	}
 	was_dl = sets && is_dl(tid);
 	if (was_dl)
 		rebase_if_due();
@@ -1546,6 +1632,11 @@ static void run_cgmove(const struct op *o, struct res *r)
 	char path[96];
 	pid_t tid = slots[o->tslot].tid ? slots[o->tslot].tid : BAD_PID;
 
+	if (avoid_f && ncpu > 1 && cpu1_offline()) {
+		r->ret = -2;
+		snprintf(r->text, TEXT, "avoided (f)");
+		return;
+	}
 	snprintf(path, sizeof(path), CG "%s/cgroup.%s", cg_name[o->sub],
 		 o->val ? "threads" : "procs");
 	r->ret = file_put(path, "%d", tid);
@@ -1678,7 +1769,36 @@ static void run_hotplug(const struct op *o, struct res *r)
 	snprintf(r->text, TEXT, "online=%s", buf);
 }
 
-static long pings;
+static long pings, strays;
+
+/*
+ * Whether worker slot @s may run outside its cpuset's CPUs: its
+ * affinity has a CPU its cpuset's effective CPUs have not (a cpuset
+ * defect, (f); then where it sleeps follows the scheduler, and so may
+ * the root domain that counts it).  Says so in a note (not a record).
+ */
+static void check_stray(long idx, int s)
+{
+	char path[96], cg[64], eff[32];
+	cpu_set_t m;
+	int c;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", slots[s].tid);
+	read_file(path, cg, sizeof(cg));
+	if (strncmp(cg, "0::", 3) || sched_getaffinity(slots[s].tid,
+						      sizeof(m), &m))
+		return;
+	snprintf(path, sizeof(path), CG "%.32s/cpuset.cpus.effective", cg + 3);
+	read_file(path, eff, sizeof(eff));
+	/* eff is "0", "1" or "0-1" here: two CPUs */
+	for (c = 0; c < 2; c++)
+		if (CPU_ISSET(c, &m) && !strchr(eff, '0' + c)) {
+			strays++;
+			out("note op %ld: w%dt%d may run on CPU %d, outside %s "
+			    "(CPUs %s)", idx, s / NT, s % NT, c, cg + 3, eff);
+			return;
+		}
+}
 
 /*
  * After an op that changed which CPUs a cpuset has, on several CPUs:
@@ -1696,20 +1816,11 @@ static void ping_all(long idx)
 	if (ncpu < 2)
 		return;
 	for (s = 0; s < NSLOT; s++)
-		if (slots[s].tid && can_run(idx, s, &r))
+		if (slots[s].tid && can_run(idx, s, &r)) {
 			call_slot(s, &c, &r);
+			check_stray(idx, s);
+		}
 	pings++;
-	if (verbose_op) {
-		char b[256] = "", st;
-		int n = 0, cpu;
-
-		for (s = 0; s < NSLOT; s++)
-			if (slots[s].tid > 0 &&
-			    !proc_stat_cpu(slots[s].tid, &st, &cpu))
-				n += snprintf(b + n, sizeof(b) - n, " w%dt%d@%d%c",
-					      s / NT, s % NT, cpu, st);
-		out("dbg ping:%s", b);
-	}
 	if (!avoid_e)
 		return;
 	settle(idx);
@@ -1829,6 +1940,8 @@ static void run_op(long idx, const struct op *o, struct res *r)
 	hash_str(line);
 	if (idx >= vfrom && idx <= vto)
 		out("rec %s", line);
+	if (verbose_op && getenv("DLFUZZ_DBG"))
+		out("dbg after: total_bw %lld;%s", bw_total(), dl_slots());
 	/* Where a run's time goes: an op that took long, its own wait too. */
 	if (now_ms() - t0 >= 2000)
 		out("slow op %s: %ld ms", line, now_ms() - t0);
@@ -1974,7 +2087,7 @@ static char *slurp(const char *path)
 static void usage(void)
 {
 	fprintf(stderr, "usage: dlfuzz [-s SEED] [-n OPS] [-c EVERY] "
-		"[-v FROM-TO] [-k LIST|@FILE] [-K abcefg|all] [-w MS] [-F NS] "
+		"[-v FROM-TO] [-k LIST|@FILE] [-K abcefgh|all] [-w MS] [-F NS] "
 		"[-t] [-Z] [-H] [-W]\n");
 	exit(2);
 }
@@ -2015,13 +2128,14 @@ static void parse(int argc, char **argv)
 			break;
 		case 'K':
 			if (!strcmp(optarg, "all"))
-				optarg = "abcefg";
+				optarg = "abcefgh";
 			avoid_a = !strchr(optarg, 'a');
 			avoid_b = !strchr(optarg, 'b');
 			avoid_c = !strchr(optarg, 'c');
 			avoid_e = !strchr(optarg, 'e');
 			avoid_f = !strchr(optarg, 'f');
 			avoid_g = !strchr(optarg, 'g');
+			avoid_h = !strchr(optarg, 'h');
 			break;
 		case 'w': wait_ms = strtol(optarg, NULL, 0); break;
 		case 'F':
@@ -2094,9 +2208,10 @@ static void print_stats(void)
 	    "stretched %ld, refused %ld", (unsigned long long)floor_ns,
 	    redirects_d, stretched, starved);
 	if (ncpu > 1)
-		out("pings of every worker after a change of cpuset CPUs %ld; "
-		    "reads of the totals %ld, %ld with a worker running",
-		    pings, debug_reads, unquiet);
+		out("pings of every worker after a change of cpuset CPUs %ld "
+		    "(%ld outside their cpuset); reads of the totals %ld, %ld "
+		    "with a worker running", pings, strays, debug_reads,
+		    unquiet);
 }
 
 int main(int argc, char **argv)
@@ -2118,10 +2233,11 @@ int main(int argc, char **argv)
 		floor_ns *= ncpu;
 	if (tap)
 		printf("TAP version 13\n1..3\n");
-	out("dlfuzz seed=%llu ops=%ld every=%ld avoid=%s%s%s%s%s%s cpus=%d%s",
+	out("dlfuzz seed=%llu ops=%ld every=%ld avoid=%s%s%s%s%s%s%s cpus=%d%s",
 	    seed, nops, every, avoid_a ? "a" : "", avoid_b ? "b" : "",
 	    avoid_c ? "c" : "", avoid_e ? "e" : "", avoid_f ? "f" : "",
-	    avoid_g ? "g" : "", ncpu, smp_ops ? " smp-ops" : "");
+	    avoid_g ? "g" : "", avoid_h ? "h" : "", ncpu,
+	    smp_ops ? " smp-ops" : "");
 	if (smp_ops && ncpu != 2 && tap) {
 		/* a boot of another shape (make test SMP=N) */
 		for (t = 1; t <= 3; t++)

@@ -7,19 +7,21 @@
 # build directory of its own, and every boot of tests/guest/boots that
 # runs one of those suites is booted with just them, judged as make
 # test judges a boot (results, kernel reports, a hung guest; KUnit at
-# the first boot).  A mutant is killed by the first failure found; the
-# boots left are not run.  One line per mutant, then "N killed, N
-# survived"; exits 1 if one survived or did not apply or build.
+# the first boot).  A mutant is killed by a failure: the first failure
+# of a guest suite ends its boots; KUnit's alone lets them go on.  One
+# line per mutant, then "N killed, N survived or broken"; exits 1 if
+# one survived or did not apply or build.
 #   MUTANTS=a,b  only these (names without .diff)
-#   MUTANT_JOBS=2  mutants at once (a worktree and build directory each;
-#                  builds take the cache's lock in turn)
+#   MUTANT_JOBS=1  mutants at once (a worktree and build directory each,
+#                  the first build of each from scratch; builds take the
+#                  cache's lock in turn)
 #   MUTANT_BASELINE=1  first the same boots of ours unchanged, which
 #                  must pass: else no kill would mean anything
 #   INITRD=base initramfs  KTAPSUM=parser binary
 . "$(dirname "$0")/lib.sh"
 
 : "${INITRD:?INITRD is the base initramfs}" "${KTAPSUM:?KTAPSUM is the parser}"
-jobs=${MUTANT_JOBS:-2}
+jobs=${MUTANT_JOBS:-1}
 work=$DLK_OUT/mutants
 dir=$TOP/tests/mutants
 

@@ -731,7 +731,7 @@ static void icount_overrun_throttled(void)
 	const int want_n = 11;
 	long long cpu = 0, span, lo = 0, hi = 0;
 	double share, want_share;
-	int n, k;
+	int n, k, late = 0;
 
 	need_icount();
 	n = run_overrun("1");
@@ -746,9 +746,24 @@ static void icount_overrun_throttled(void)
 		      j->miss);
 		lo = k && lo < end - want ? lo : end - want;
 		hi = k && hi > end - want ? hi : end - want;
-		CHECK(end >= want - MS - MS / 4 && end <= want + MS / 4,
-		      "job %d ended %lld ns after the first release, want %lld",
-		      k, end, want);
+		/*
+		 * A debt of a whole budget costs the next period: the job
+		 * ends a period later, less that debt (up to two ticks:
+		 * the tick's charge and one more that a class may let a
+		 * task run in debt inside an RCU read-side section).  The
+		 * share below holds such jobs to a few.
+		 */
+		if (end > want + MS / 4 && late < 2 &&
+		    end >= want + OVER_P - 2 * MS - MS / 4 &&
+		    end <= want + OVER_P + MS / 4) {
+			tap_diag("job %d ended a period late, %lld ns after the first release",
+				 k, end);
+			late++;
+		} else {
+			CHECK(end >= want - MS - MS / 4 && end <= want + MS / 4,
+			      "job %d ended %lld ns after the first release, want %lld",
+			      k, end, want);
+		}
 		CHECK(j->runtime >= OVER_RUN * 98 / 100 &&
 		      j->runtime <= OVER_RUN * 102 / 100,
 		      "job %d: %lld ns of CPU time", k, j->runtime);

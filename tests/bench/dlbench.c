@@ -101,14 +101,6 @@ static pid_t gettid_(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = { t / 1000000000, t % 1000000000 };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
-}
 
 /*
  * Makes the calling thread a deadline task.  The bandwidth of the tasks

@@ -367,14 +367,6 @@ struct departure {
 	int64_t gone;		/* when it left (or was about to exit) */
 };
 
-static void sleep_until_ns(int64_t t)
-{
-	struct timespec ts = { t / 1000000000, t % 1000000000 };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 /*
  * A task that leaves the class, or dies, with budget left keeps its
  * bandwidth until its 0-lag time, d - q * P / Q (q the runtime left):
@@ -429,13 +421,13 @@ static void held_until_zero_lag(bool die)
 	tap_diag("the task ran from +0 to +%.1f ms", (dep->gone - dep->t0) / 1e6);
 	REQUIRE(dep->gone - dep->t0 < 200 * ms, "the task took %lld ms to run "
 		"100 ms", (long long)((dep->gone - dep->t0) / ms));
-	sleep_until_ns(dep->t0 + 700 * ms);
+	sleep_until(dep->t0 + 700 * ms);
 	REQUIRE(dl_bw_of_cpu(0, &bw, &total) == 0, "read the total");
 	tap_diag("total at +700 ms: %lld (%lld without the task)", total, base);
 	CHECK(total == base + held, "300 ms or more before its 0-lag time the "
 	      "task's %lld are not held: total %lld, %lld before", held, total,
 	      base);
-	sleep_until_ns(dep->t0 + 2100 * ms);
+	sleep_until(dep->t0 + 2100 * ms);
 	REQUIRE(dl_bw_of_cpu(0, &bw, &total) == 0, "read the total");
 	tap_diag("total at +2100 ms: %lld", total);
 	CHECK(total == base, "100 ms or more past its 0-lag time: total %lld, "

@@ -53,14 +53,6 @@ static int64_t align(void)
 	return r.resumed;
 }
 
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = { t / 1000000000, t % 1000000000 };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 #define NEAR(v, want, tol) ((v) >= (want) - (tol) && (v) <= (want) + (tol))
 
 /*

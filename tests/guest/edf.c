@@ -70,14 +70,6 @@ static void need_one_cpu(void)
 	tap_skip_on_debug_kernel();
 }
 
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = { t / 1000000000, t % 1000000000 };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 /*
  * A hog spins from @start to @stop and measures its own CPU time over
  * whole periods of its reservation: from the start of its second period

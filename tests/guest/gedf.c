@@ -79,14 +79,6 @@ static void need_smp(void)
 		SKIP("global EDF needs 2 CPUs");
 }
 
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = { t / 1000000000, t % 1000000000 };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 static struct task *shared_tasks(int n)
 {
 	void *p = mmap(NULL, sizeof(struct task) * n, PROT_READ | PROT_WRITE,

@@ -61,14 +61,6 @@ static void need_one_cpu(void)
 	tap_skip_on_debug_kernel();
 }
 
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = { t / 1000000000, t % 1000000000 };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 static struct shared *shared_lock(int protocol)
 {
 	struct shared *sh = shared_with_mutex(sizeof(*sh), protocol);

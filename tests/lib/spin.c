@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <time.h>
 
 #include "spin.h"
@@ -73,4 +74,12 @@ struct run spin_until_gap(int64_t limit)
 		last = t;
 		c_last = c;
 	}
+}
+
+void sleep_until(int64_t t)
+{
+	struct timespec ts = { t / 1000000000, t % 1000000000 };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }

@@ -14,6 +14,8 @@
 /* CLOCK_MONOTONIC and CLOCK_THREAD_CPUTIME_ID, in ns. */
 int64_t now_ns(void);
 int64_t cpu_ns(void);
+/* Sleeps until CLOCK_MONOTONIC time @t (ns), whatever signals come. */
+void sleep_until(int64_t t);
 
 /* Spins until the thread has used @ns more CPU time. */
 void spin_cpu(int64_t ns);

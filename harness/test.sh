@@ -245,6 +245,19 @@ if [ "$KERNELS" = "stock ours" ] && [ "$DEBUG" = 0 ]; then
 	done
 fi
 
+# Global EDF's unpartitionable set, ours beside stock's figures of this
+# run, in each boot that runs gedf on several vCPUs (harness/gedf-compare.sh).
+if [ "$KERNELS" = "stock ours" ] && [ "$DEBUG" = 0 ] &&
+	{ [ -z "${SUITE:-}" ] || echo ",$SUITE," | grep -q ",gedf,"; }; then
+	for b in $(boots_of | awk '$2 > 1 && index("," $4 ",", ",gedf,") {
+		print $1 }'); do
+		sh "$TOP/harness/gedf-compare.sh" compare-test "$b" \
+			>"$DLK_OUT/logs/gedf-$b-compare.tap" 2>&1 || true
+		"$KTAPSUM" parse -k host -o "$results/host-gedf-$b.tsv" \
+			-t "$DLK_OUT/logs/gedf-$b-compare.tap" -s "gedf-compare"
+	done
+fi
+
 if selftests_wanted; then
 	[ "$selftests_done" = 1 ] || run_selftests
 	"$KTAPSUM" parse -k host -o "$results/host.tsv" \

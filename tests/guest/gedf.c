@@ -914,7 +914,9 @@ static int share_run(struct share *s, int n, int64_t q, struct trace_ev **ev)
  * are left out, 3% to 9% before, with the host loaded three times over).
  * Timing is asserted where each vCPU can have a host core; with more
  * vCPUs than host cores it is reported, and only the moving is asserted:
- * some task must run on more than one CPU.
+ * some task must run on more than one CPU.  On every shape make test
+ * also holds the figures to the other kernel's of the same run
+ * (harness/gedf-compare.sh compare-test).
  */
 static void unpartitionable_set(void)
 {
@@ -984,6 +986,13 @@ static void unpartitionable_set(void)
 		 100.0 * w.any / (w.live ? w.live : 1), w.total / 1e6,
 		 100.0 * w.total / (w.live ? w.live : 1), w.spells,
 		 w.longest / 1e6);
+	/*
+	 * For the comparison with the other kernel's figures of the same
+	 * run (harness/gedf-compare.sh compare-test), oversubscribed or not.
+	 */
+	tap_diag("figures unpartitionable_set cpus=%d idle_queued_pct=%.3f together_pct=%.3f moved=%d",
+		 m, 100.0 * w.total / (w.live ? w.live : 1),
+		 100.0 * total / (n * SHARE_K * q), moved);
 	CHECK(moved >= 1, "no task ran on a second CPU: no partition serves this set");
 	if (oversubscribed()) {
 		if (moved >= 1)

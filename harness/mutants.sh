@@ -7,7 +7,8 @@
 # build directory of its own, and every boot of tests/guest/boots that
 # runs one of those suites is booted with just them, judged as make
 # test judges a boot (results, kernel reports, a hung guest; KUnit at
-# the first boot).  A mutant is killed by a failure: the first failure
+# the first boot).  A mutant is killed by a failure, or by a skip that
+# tests/guest/skips does not list for ours in that boot: the first failure
 # of a guest suite ends its boots; KUnit's alone lets them go on.  One
 # line per mutant, then "N killed, N survived or broken"; exits 1 if
 # one survived or did not apply or build.
@@ -104,6 +105,29 @@ killer() {
 	}' "$1"
 }
 
+# odd_skip RESULTS: the first skip of RESULTS that tests/guest/skips does
+# not list for ours in that boot: a test that asserted nothing where it
+# asserts something on ours unchanged
+odd_skip() {
+	awk -F'\t' 'NR == FNR {
+		sub(/#.*/, "")
+		split($0, f, /[ \t]+/)
+		if (f[1] == "ours") {
+			t = f[3]
+			sub(/^\?/, "", t)
+			listed[f[2] "/" t] = 1
+		}
+		next
+	}
+	$3 == "SKIP" {
+		b = $2 ~ /^kunit/ ? "-/" $2 : $2
+		if (!((b "/" $4) in listed)) {
+			print $2 " " $4 " (skipped: " $5 ")"
+			exit
+		}
+	}' "$TOP/tests/guest/skips" "$1"
+}
+
 # judge SLOT NAME: boots NAME's kernel (slot SLOT's) with its suites;
 # prints "killed BOOT SUITE TEST", "survived" or "broken WHY"
 judge() {
@@ -150,6 +174,7 @@ judge() {
 		# class's own cases, not run on stock) alone does not: the
 		# boots go on, to show whether the suites see it too.
 		killer "$out/results.tsv" guest >"$out/killer"
+		[ -s "$out/killer" ] || odd_skip "$out/results.tsv" >"$out/killer"
 		if [ -s "$out/killer" ]; then
 			echo "killed $(cat "$out/killer")"
 			return

@@ -45,27 +45,38 @@ export DEBUG SMP ICOUNT SUITE TIMEOUT
 unexport RUN ADD
 
 CC := gcc
-GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Itests/lib
+GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Itests/lib -Itools/lib
 # dlbench's marker function at an address no other guest program uses
 # (tests/bench/dlbench.c: dlk_mark(); harness/tbcount.c: mark=).
 BENCH_LDFLAGS := -Wl,--section-start=.dlk_mark=0x10000000
 HOST_CFLAGS := -O2 -Wall -Wextra -Werror
 
-TEST_LIB := $(wildcard tests/lib/*.c) $(wildcard tests/lib/*.h)
+# The sched_setattr ABI and the bandwidth readers: the tools' library
+# (tools/lib), which tests/lib/dl.h includes.
+ABI_LIB := tools/lib/dlabi.c tools/lib/dlabi.h tools/lib/dlbw.c tools/lib/dlbw.h
+TEST_LIB := $(wildcard tests/lib/*.c) $(wildcard tests/lib/*.h) $(ABI_LIB)
 GUEST_PROGS := $(patsubst tests/guest/%.c,$(OUT)/guest/bin/%,$(wildcard tests/guest/*.c))
 SELFTEST_ROOT := $(OUT)/selftest/root
 SELFTEST_PROGS := $(patsubst harness/selftest/%.c,$(SELFTEST_ROOT)/tests/bin/%,\
 		  $(wildcard harness/selftest/*.c))
 KTAPSUM := $(OUT)/host/ktapsum
-# The toolkit (tools/*.c): static for the guest, in its /usr/local/bin;
-# dlchart also for the host, which draws the demonstration's chart.
-TOOL_LIB := $(wildcard tools/lib/*.c) $(wildcard tools/lib/*.h) \
-	    tests/lib/dl.c tests/lib/dl.h
-TOOLS := $(patsubst tools/%.c,$(OUT)/tools/bin/%,$(wildcard tools/*.c))
-HOST_TOOLS := $(patsubst tools/%.c,$(OUT)/host/%,$(wildcard tools/dlchart.c))
-TOOL_CFLAGS = -Itools/lib -Itests/lib -o $@ $< $(filter %.c,$(TOOL_LIB)) -lm
+# The toolkit (tools/NAME/, the library tools/lib; tools/Makefile builds
+# it for the host and installs it): static for the guest, in its
+# /usr/local/bin; dlchart also for the host, which draws the
+# demonstration's chart.
+TOOL_NAMES := dlctl dlgen dlchart
+TOOL_LIB := $(wildcard tools/lib/*.c) $(wildcard tools/lib/*.h)
+TOOLS := $(patsubst %,$(OUT)/tools/bin/%,$(TOOL_NAMES))
+HOST_TOOLS := $(OUT)/host/dlchart
+# A tool's rule: its directory's sources and the library's.
+TOOL_SRC = $$(wildcard tools/$$*/*.c) $$(wildcard tools/$$*/*.h) $(TOOL_LIB)
+TOOL_CFLAGS = -Itools/lib -o $@ $(filter %.c,$^) -lm
+# The tools' modules without their main()s, for the host suites.
+TOOL_MODULES := $(filter-out tools/lib/% $(foreach t,$(TOOL_NAMES),tools/$(t)/$(t).c),\
+		$(wildcard tools/*/*.c))
 # Host suites (tests/host/*.c): the tools that run on the host, tested there;
-# linked with the toolkit's library, whose functions they may call.
+# linked with the toolkit's modules and library, whose functions they may
+# call (as "dlctl/rd.h", "units.h").
 HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/host/*.c))
 INITRD := $(OUT)/base.cpio
 
@@ -92,18 +103,21 @@ $(OUT)/guest/bin/%: tests/guest/%.c $(TEST_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $< $(filter %.c,$(TEST_LIB)) -lm -lpthread
 
-$(OUT)/tools/bin/%: tools/%.c $(TOOL_LIB)
+# $$* in TOOL_SRC: the tool's name, once the rule matches.
+.SECONDEXPANSION:
+$(TOOLS): $(OUT)/tools/bin/%: $(TOOL_SRC)
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $(TOOL_CFLAGS)
 
-$(OUT)/host/%: tools/%.c $(TOOL_LIB)
+$(HOST_TOOLS): $(OUT)/host/%: $(TOOL_SRC)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(TOOL_CFLAGS)
 
-$(OUT)/host/tests/%: tests/host/%.c tests/lib/tap.c tests/lib/tap.h $(TOOL_LIB)
+$(OUT)/host/tests/%: tests/host/%.c tests/lib/tap.c tests/lib/tap.h $(TOOL_LIB) \
+		$(TOOL_MODULES) $(wildcard tools/*/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -Itests/lib -Itools/lib -o $@ $< tests/lib/tap.c \
-		$(filter %.c,$(TOOL_LIB)) -lm
+	$(CC) $(HOST_CFLAGS) -Itests/lib -Itools -Itools/lib -o $@ $< \
+		tests/lib/tap.c $(filter %.c,$(TOOL_LIB)) $(TOOL_MODULES) -lm
 
 $(SELFTEST_ROOT)/tests/bin/%: harness/selftest/%.c $(TEST_LIB)
 	@mkdir -p $(@D)

@@ -32,9 +32,10 @@ if [ -n "${DLBENCH:-}" ]; then
 	cp "$DLBENCH" "$add/usr/local/bin/dlbench"
 else
 	gcc -static -O2 -Wall -Wextra -Werror -I"$TOP/tests/lib" \
-		-Wl,--section-start=.dlk_mark=0x10000000 \
+		-I"$TOP/tools/lib" -Wl,--section-start=.dlk_mark=0x10000000 \
 		-o "$add/usr/local/bin/dlbench" "$TOP/tests/bench/dlbench.c" \
-		"$TOP/tests/lib/dl.c" "$TOP/tests/lib/spin.c" -lpthread ||
+		"$TOP/tests/lib/dl.c" "$TOP/tests/lib/spin.c" \
+		"$TOP/tools/lib/dlabi.c" "$TOP/tools/lib/dlbw.c" -lpthread ||
 		die "cannot build dlbench"
 fi
 

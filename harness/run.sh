@@ -9,7 +9,7 @@
 #   with more than one vCPU, QEMU's -icount runs them in turn, and a task
 #   is charged the time its vCPU waited for the other: budgets overrun by
 #   milliseconds)  INITRD=base initramfs
-#   DLCHART=the host build of tools/dlchart.c
+#   DLCHART=the host build of tools/dlchart
 . "$(dirname "$0")/lib.sh"
 
 : "${INITRD:?}" "${DLCHART:?}"

@@ -91,7 +91,7 @@ wait_dl_tasks() {
 # held_bw: the bandwidth allocated in CPU 0's root domain beyond the fair
 # servers' (units of 2^-20 CPU), from debugfs
 held_bw() {
-	# Read as SCHED_FIFO: see dl_debug_open() in tests/lib/dl.h.
+	# Read as SCHED_FIFO: see dl_debug_open() in tools/lib/dlbw.h.
 	total=$($CHRT -f 99 cat /sys/kernel/debug/sched/debug |
 		awk '/^dl_rq\[0\]:/ { on = 1; next } /^dl_rq\[/ { on = 0 }
 		on && /\.dl_bw->total_bw / { print $NF; exit }')

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * toolparse: the toolkit's parsers and pure functions, on the host, linked
- * with tools/lib: durations (units.c), dlgen's -t form (dlgen_conf.c), its
- * JSON reader (dlgen_json.c) and rt-app file mapping (dlgen_jconf.c),
- * dlctl's figures and its EINVAL explanation (dlctl_task.c, dlctl_rd.c,
- * dlctl_explain.c), and what tests/host/chart.c leaves out of dlchart: the
- * trace and job log readers on synthetic input, the time-to-x mapping at
- * the window's edges, the ticks, and the order of the lanes.
+ * with the tools' modules and tools/lib: durations (lib/units.c), dlgen's
+ * -t form (dlgen/conf.c), its JSON reader (dlgen/json.c) and rt-app file
+ * mapping (dlgen/jconf.c), dlctl's figures and its EINVAL explanation
+ * (dlctl/task.c, dlctl/rd.c, dlctl/explain.c), and what
+ * tests/host/chart.c leaves out of dlchart: the trace and job log readers
+ * on synthetic input, the time-to-x mapping at the window's edges, the
+ * ticks, and the order of the lanes.
  *
  * Every expectation is a literal: the exact value, or the exact message
  * with its position.  What a library function prints goes to a temporary
@@ -27,14 +28,14 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "dlchart_jobs.h"
-#include "dlchart_svg.h"
-#include "dlchart_trace.h"
-#include "dlctl_explain.h"
-#include "dlctl_rd.h"
-#include "dlctl_task.h"
-#include "dlgen_conf.h"
-#include "dlgen_json.h"
+#include "dlchart/jobs.h"
+#include "dlchart/svg.h"
+#include "dlchart/trace.h"
+#include "dlctl/explain.h"
+#include "dlctl/rd.h"
+#include "dlctl/task.h"
+#include "dlgen/conf.h"
+#include "dlgen/json.h"
 #include "units.h"
 
 #define MS 1000000ULL
@@ -108,7 +109,7 @@ static char *capture_end(struct capture *c)
 	return s;
 }
 
-/* ---- units.c ---- */
+/* ---- units.c (tools/lib) ---- */
 
 static void dur_ok(const char *s, uint64_t bare, uint64_t want)
 {
@@ -258,7 +259,7 @@ static void units_format(void)
 	      "cut: \"%s\"", small);
 }
 
-/* ---- dlgen -t (dlgen_conf.c) ---- */
+/* ---- dlgen -t (dlgen/conf.c) ---- */
 
 /* A -t spec that must parse; the task it added. */
 static struct dlgen_task *spec_ok(struct dlgen_conf *c, const char *spec)
@@ -527,7 +528,7 @@ static void spec_short_error_buffer(void)
 	dlgen_conf_free(&c);
 }
 
-/* ---- the JSON reader (dlgen_json.c) ---- */
+/* ---- the JSON reader (dlgen/json.c) ---- */
 
 static struct dlgen_json *jparse(const char *text, char *err, size_t len)
 {
@@ -792,7 +793,7 @@ static void json_type_names(void)
 	      "type names");
 }
 
-/* ---- rt-app files (dlgen_jconf.c) ---- */
+/* ---- rt-app files (dlgen/jconf.c) ---- */
 
 /*
  * Reads @text (single quotes for double) into @c; 0 or -1 with the
@@ -1294,7 +1295,7 @@ static void dlgen_helpers(void)
 	      "accepted a bad integer");
 }
 
-/* ---- dlctl's figures (dlctl_task.c, dlctl_rd.c) ---- */
+/* ---- dlctl's figures (dlctl/task.c, dlctl/rd.c) ---- */
 
 static void dlctl_bandwidth_figures(void)
 {
@@ -1427,7 +1428,7 @@ static void dlctl_root_domains(void)
 	free(rds);
 }
 
-/* ---- dlctl's explanation of EINVAL (dlctl_explain.c) ---- */
+/* ---- dlctl's explanation of EINVAL (dlctl/explain.c) ---- */
 
 /* The line about the period sysctls @p breaks, "" if none, as dlctl reads them. */
 static const char *period_rule(uint64_t p)
@@ -1509,7 +1510,7 @@ static void dlctl_explain_einval(void)
 		   "dlctl: pid 42: SCHED_DEADLINE refused: Argument list too long (errno 7)\n");
 }
 
-/* ---- dlchart's readers (dlchart_trace.c, dlchart_jobs.c) ---- */
+/* ---- dlchart's readers (dlchart/trace.c, dlchart/jobs.c) ---- */
 
 /* A sched_switch line, in tracefs' text form. */
 static void sw(FILE *f, int cpu, const char *ts, const char *pc, int pp,
@@ -1735,7 +1736,7 @@ static void chart_jobs_reader(void)
 		 "dlchart: log:3" NOT_A_JOB);
 }
 
-/* ---- dlchart's geometry (dlchart_svg.c) ---- */
+/* ---- dlchart's geometry (dlchart/svg.c) ---- */
 
 #define FROM 100000000000LL
 #define TO 100850000000LL
@@ -1959,7 +1960,7 @@ static void chart_job_shown_edges(void)
 	}
 }
 
-/* ---- dlchart's lanes (dlchart.c, run as a program) ---- */
+/* ---- dlchart's lanes (dlchart/dlchart.c, run as a program) ---- */
 
 static char *temp_write(const char *text)
 {

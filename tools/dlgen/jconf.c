@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dl.h"
-#include "dlgen_conf.h"
-#include "dlgen_json.h"
+#include "dlabi.h"
+#include "conf.h"
+#include "json.h"
 #include "units.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dlchart_trace.h"
+#include "trace.h"
 
 #define DLCHART_JOBS_HEADER						\
 	"task,pid,job,release_ns,start_ns,end_ns,deadline_ns,"		\

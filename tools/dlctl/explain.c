@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dlctl_explain.h"
-#include "dlctl_rd.h"
-#include "dlctl_task.h"
+#include "explain.h"
+#include "rd.h"
+#include "task.h"
 #include "units.h"
 
 #define CAP_SYS_NICE_BIT 23

@@ -20,8 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dl.h"
-#include "dlctl_rd.h"
+#include "dlabi.h"
+#include "dlbw.h"
+#include "rd.h"
 
 #define SYS_CPU "/sys/devices/system/cpu"
 

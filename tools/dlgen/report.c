@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dl.h"
-#include "dlgen_report.h"
+#include "dlabi.h"
+#include "report.h"
 #include "units.h"
 
 #define CSV_HEADER \

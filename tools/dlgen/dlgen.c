@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dl.h"
-#include "dlgen_conf.h"
-#include "dlgen_report.h"
+#include "dlabi.h"
+#include "conf.h"
+#include "report.h"
 #include "units.h"
 
 enum { EXIT_RAN, EXIT_REFUSED, EXIT_USAGE, EXIT_MISSED };

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dlgen_json.h"
+#include "json.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 /* Deeper than any task file; keeps a hostile file off the stack's end. */

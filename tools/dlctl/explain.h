@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "dl.h"
+#include "dlabi.h"
 
 /*
  * Tells on stderr why sched_setattr(@tid, @a) failed with @err; @label

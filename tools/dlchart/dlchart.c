@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dlchart_jobs.h"
-#include "dlchart_svg.h"
-#include "dlchart_trace.h"
+#include "jobs.h"
+#include "svg.h"
+#include "trace.h"
 #include "units.h"
 
 #define DEFAULT_WIDTH 1200

@@ -5,8 +5,8 @@
  * itself, then execs, so the command is the deadline task), shows or sets
  * the parameters of an existing task or of all threads of a process, and
  * lists the deadline tasks with the bandwidth of each root domain.  When
- * the kernel refuses, it says which rule was broken (dlctl_explain.c).
- * See tools/man/dlctl.1.
+ * the kernel refuses, it says which rule was broken (explain.c).
+ * The manual: dlctl.1, in this directory.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dl.h"
-#include "dlctl_explain.h"
-#include "dlctl_rd.h"
-#include "dlctl_task.h"
+#include "dlabi.h"
+#include "explain.h"
+#include "rd.h"
+#include "task.h"
 #include "units.h"
 
 #define DLCTL_VERSION "1.0"

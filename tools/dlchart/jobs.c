@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dlchart_jobs.h"
+#include "jobs.h"
 
 #define NUMBERS 10
 

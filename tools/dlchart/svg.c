@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "dlchart_svg.h"
+#include "svg.h"
 
 #define LEFT 150		/* lane labels */
 #define RIGHT 30		/* room for half the last tick label */

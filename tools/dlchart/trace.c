@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dlchart_trace.h"
+#include "trace.h"
 
 /* Beyond this a CPU number is taken for garbage. */
 #define MAX_CPUS 4096

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dlctl_task.h"
+#include "task.h"
 #include "units.h"
 
 static int cmp_pid(const void *a, const void *b)

@@ -3,7 +3,7 @@
  * dlgen's model of a workload, how it is built, and the first of rt-app's
  * two forms that make one: the -t option of rt-app 0.x, the form of the
  * kernel's sched-deadline documentation (the other, JSON task files, is
- * dlgen_jconf.c's).
+ * jconf.c's).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dl.h"
-#include "dlgen_conf.h"
+#include "dlabi.h"
+#include "conf.h"
 #include "units.h"
 
 const char *dlgen_prog = "dlgen";

@@ -10,8 +10,8 @@
 
 #include <stdio.h>
 
-#include "dlchart_jobs.h"
-#include "dlchart_trace.h"
+#include "jobs.h"
+#include "trace.h"
 
 /* Task colours, none of them red (misses) or grey (other tasks). */
 #define DLCHART_COLOURS 8

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dlgen_conf.h"
+#include "conf.h"
 
 /* One job, in CLOCK_MONOTONIC and thread CPU time, ns. */
 struct dlgen_rec {

@@ -82,7 +82,7 @@ INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
 	bench-dl gedf-compare prof-switch fuzz stress mutants matrix dev-tree export \
-	clean distclean
+	install clean distclean
 
 all: help
 
@@ -226,6 +226,11 @@ dev-tree: deps
 
 export:
 	@sh harness/series.sh export
+
+# The toolkit for this machine, dynamically linked, with its manual pages:
+# PREFIX=/usr/local DESTDIR= (tools/Makefile).
+install:
+	@$(MAKE) --no-print-directory -C tools install
 
 clean:
 	rm -rf $(OUT)

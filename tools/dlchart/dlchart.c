@@ -17,6 +17,7 @@
 #include "svg.h"
 #include "trace.h"
 #include "units.h"
+#include "version.h"
 
 #define DEFAULT_WIDTH 1200
 #define MAX_WIDTH 20000
@@ -44,6 +45,7 @@ static void help(FILE *f)
 	fputs("usage: dlchart [--jobs FILE] [-o FILE.svg] [--title TEXT]\n"
 	      "               [--from T] [--to T] [--tasks COMM,...]\n"
 	      "               [--width PX] TRACE\n"
+	      "       dlchart --help | --version\n"
 	      "TRACE  /sys/kernel/tracing/trace as text (- for stdin),\n"
 	      "       with sched_switch and trace_clock mono\n"
 	      "T      a duration since t = 0 (the job log's first\n"
@@ -91,6 +93,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "tasks", required_argument, NULL, 'k' },
 		{ "width", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -98,7 +101,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->width = DEFAULT_WIDTH;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:hV", longs, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o->jobs = optarg;
@@ -126,6 +129,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			help(stdout);
+			exit(0);
+		case 'V':
+			puts("dlchart " DLK_VERSION);
 			exit(0);
 		case ':':
 			return usage_error("%s needs an argument",

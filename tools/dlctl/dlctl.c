@@ -23,8 +23,7 @@
 #include "rd.h"
 #include "task.h"
 #include "units.h"
-
-#define DLCTL_VERSION "1.0"
+#include "version.h"
 
 /* Exit statuses: documented in --help and dlctl(1), scripts rely on them. */
 enum {
@@ -170,7 +169,7 @@ static int one_opt(int c, struct opts *o, char **argv)
 			puts(help_text[i]);
 		return -1;
 	case 'V':
-		puts("dlctl " DLCTL_VERSION);
+		puts("dlctl " DLK_VERSION);
 		return -1;
 	case ':':
 		return usage_err("option '%s' needs a value", argv[optind - 1]);

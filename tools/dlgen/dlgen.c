@@ -31,6 +31,7 @@
 #include "conf.h"
 #include "report.h"
 #include "units.h"
+#include "version.h"
 
 enum { EXIT_RAN, EXIT_REFUSED, EXIT_USAGE, EXIT_MISSED };
 
@@ -453,6 +454,7 @@ static void print_usage(FILE *f)
 		"      --log-format F   csv (the default) or json\n"
 		"      --fail-on-miss   exit 3 when a job missed its deadline\n"
 		"  -h, --help           this help\n"
+		"  -V, --version        dlgen's version\n"
 		"DLGEN_LOG=FILE in the environment is --log FILE when there is none.\n"
 		"Exit status: 0 ran, 1 the kernel refused a task, 2 bad usage or input,\n"
 		"3 a deadline missed (with --fail-on-miss).  See dlgen(1).\n",
@@ -532,13 +534,14 @@ static int parse_args(int argc, char **argv, struct opts *o,
 		{ "log-format", required_argument, NULL, 'F' },
 		{ "fail-on-miss", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char err[512];
 	uint64_t ns;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "t:D:h", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:D:hV", longs, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			if (dlgen_task_spec(c, optarg, err, sizeof(err)))
@@ -565,6 +568,13 @@ static int parse_args(int argc, char **argv, struct opts *o,
 			break;
 		case 'h':
 			print_usage(stdout);
+			exit(EXIT_RAN);
+		case 'V':
+			/* Run as rt-app, it says what it is too. */
+			if (strcmp(dlgen_prog, "dlgen"))
+				printf("%s (dlgen) %s\n", dlgen_prog, DLK_VERSION);
+			else
+				puts("dlgen " DLK_VERSION);
 			exit(EXIT_RAN);
 		default:
 			return bad_usage("%s", "bad option");

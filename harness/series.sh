@@ -33,6 +33,7 @@ export_series() {
 	# that shape a patch.
 	git -C "$SRC_DEV" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 		-c diff.algorithm=myers -c diff.renames=true -c diff.context=3 \
+		-c core.abbrev=9 \
 		-c format.signOff=false -c format.numbered=auto \
 		-c format.coverLetter=false -c format.thread=false \
 		-c format.suffix=.patch -c diff.suppressBlankEmpty=false \

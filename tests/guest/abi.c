@@ -449,6 +449,66 @@ static void setattr_other_pid(void)
 	sleeper_end(pid);
 }
 
+/*
+ * SCHED_FLAG_KEEP_PARAMS keeps the parameters the task has, and those
+ * are its policy's: a fair task has no deadline parameters to keep, nor
+ * a deadline task fair ones.  A change of policy with KEEP_PARAMS is
+ * refused with EINVAL, and admits or frees nothing.  The tree's
+ * sys_sched_setattr() takes the fair slice for a runtime, admits that
+ * bandwidth, then leaves the class as it was: the task stays fair with
+ * bandwidth allocated (146800 units for a 1.4 ms slice over 10 ms) until
+ * the next rebuild; the other way round, a deadline task's bandwidth is
+ * freed while it stays a deadline task, and freed again when it exits.
+ */
+#define KEEP_PARAMS_LEAK "sched_setattr() with SCHED_FLAG_KEEP_PARAMS moves bandwidth, not the policy"
+
+static void keep_params_keeps_the_policy(void)
+{
+	struct dl_attr a = good(), o = { .size = DL_ATTR_SIZE_VER1 };
+	long long bw, t0, t1;
+	long r;
+	int e;
+
+	REQUIRE(dl_total_bw_wait_idle(0, 5000) == 0,
+		"deadline bandwidth still held 5 s on");
+	REQUIRE(dl_bw_of_cpu(0, &bw, &t0) == 0, "read the total");
+	a.sched_flags = DL_FLAG_KEEP_PARAMS;
+	r = dl_setattr(0, &a, 0);
+	e = errno;
+	REQUIRE(dl_bw_of_cpu(0, &bw, &t1) == 0, "read the total");
+	DEFECT_CHECK(r == -1 && e == EINVAL, KEEP_PARAMS_LEAK,
+		     "SCHED_DEADLINE with KEEP_PARAMS on a fair task: %ld (%s), want EINVAL",
+		     r, r ? strerror(e) : "success");
+	CHECK(sched_getscheduler(0) == SCHED_OTHER, "policy is now %d",
+	      sched_getscheduler(0));
+	DEFECT_CHECK(t1 == t0, KEEP_PARAMS_LEAK, "total_bw %lld -> %lld", t0, t1);
+	/* The tree's leak stays until a rebuild: make one. */
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+
+	a.sched_flags = 0;
+	REQUIRE(dl_setattr(0, &a, 0) == 0, "setattr: %s", strerror(errno));
+	REQUIRE(dl_bw_of_cpu(0, &bw, &t0) == 0, "read the total");
+	o.sched_flags = DL_FLAG_KEEP_PARAMS;
+	r = dl_setattr(0, &o, 0);
+	e = errno;
+	REQUIRE(dl_bw_of_cpu(0, &bw, &t1) == 0, "read the total");
+	DEFECT_CHECK(r == -1 && e == EINVAL, KEEP_PARAMS_LEAK,
+		     "SCHED_OTHER with KEEP_PARAMS on a deadline task: %ld (%s), want EINVAL",
+		     r, r ? strerror(e) : "success");
+	CHECK(sched_getscheduler(0) == SCHED_DEADLINE, "policy is now %d",
+	      sched_getscheduler(0));
+	DEFECT_CHECK(t1 == t0, KEEP_PARAMS_LEAK, "total_bw %lld -> %lld", t0, t1);
+	/*
+	 * Leave the class; past the 0-lag time (10 ms at most), a rebuild
+	 * puts the tree's total right.
+	 */
+	o.sched_flags = 0;
+	CHECK(dl_setattr(0, &o, 0) == 0, "back to SCHED_OTHER: %s",
+	      strerror(errno));
+	usleep(20000);
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -468,6 +528,7 @@ int main(void)
 		TAP_TEST(setattr_no_such_pid),
 		TAP_TEST(setattr_unprivileged),
 		TAP_TEST(setattr_other_pid),
+		TAP_TEST(keep_params_keeps_the_policy),
 		TAP_TEST(getattr_round_trip),
 		TAP_TEST(getattr_size_negotiation),
 		TAP_TEST(getattr_bad_args),

@@ -82,7 +82,7 @@ INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
 	bench-dl gedf-compare prof-switch fuzz stress mutants matrix dev-tree export \
-	install clean distclean
+	install deb deb-tools deb-kernel clean distclean
 
 all: help
 
@@ -231,6 +231,24 @@ export:
 # PREFIX=/usr/local DESTDIR= (tools/Makefile).
 install:
 	@$(MAKE) --no-print-directory -C tools install
+
+# Debian packages into $(OUT)/deb: the toolkit's, dlk-tools (dpkg-deb,
+# checked by lintian: tools/debian/mkdeb.sh), and ours as a kernel
+# package, by the tree's bindeb-pkg, from the harness's build of ours in
+# its lean configuration, or of KCONFIG=/boot/config-... in a build of
+# its own (harness/deb-kernel.sh).
+KCONFIG ?=
+deb: deb-tools deb-kernel
+
+deb-tools:
+	@sh harness/deps.sh deb
+	@$(MAKE) --no-print-directory -C tools deb
+
+deb-kernel:
+	@sh harness/deps.sh deb
+	@$(if $(KCONFIG),$(MAKE) --no-print-directory tree,\
+		$(MAKE) --no-print-directory kernels KERNELS=ours DEBUG=0)
+	@sh harness/deb-kernel.sh $(abspath $(KCONFIG))
 
 clean:
 	rm -rf $(OUT)

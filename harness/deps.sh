@@ -1,12 +1,22 @@
 #!/bin/sh
-# deps.sh: install with apt-get whatever the harness needs and is missing,
-# the kernel package at the version patches/BASE pins.  Quiet and quick
-# when everything is there.
+# deps.sh [deb]: install with apt-get whatever the harness needs and is
+# missing, the kernel package at the version patches/BASE pins; with
+# "deb", what make deb needs too.  Quiet and quick when everything is there.
 . "$(dirname "$0")/lib.sh"
 
 pkgs="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils
 kmod git ccache perl python3 python3-ply python3-git qemu-system-x86
 busybox-static"
+# make deb: dpkg-deb and dpkg-shlibdeps, lintian for the tools' package;
+# the tree's bindeb-pkg checks its build dependencies, debhelper and rsync
+# among them.  No fakeroot: dpkg-deb --root-owner-group, and the tree's
+# packaging says Rules-Requires-Root: no.
+for group; do
+	case $group in
+	deb) pkgs="$pkgs dpkg-dev lintian debhelper rsync" ;;
+	*) die "deps.sh: unknown group '$group' (deb)" ;;
+	esac
+done
 
 missing=
 for p in $pkgs; do

@@ -579,17 +579,17 @@ static void offline_with_reclaiming_tasks(void)
 #define PERIOD_MAX "sched_deadline_period_max_us"
 
 /*
- * fork() on CPU 1: a child starts on its parent's only CPU and stays
+ * fork() on @cpu: a child starts on its parent's only CPU and stays
  * there once it has every CPU (*@all) again, as a deadline task must.
  * The parent has every CPU again when it returns.
  */
-static pid_t fork_on_cpu1(cpu_set_t *all)
+static pid_t fork_on_cpu(int cpu, cpu_set_t *all)
 {
 	cpu_set_t one;
 	pid_t pid;
 
 	CPU_ZERO(&one);
-	CPU_SET(1, &one);
+	CPU_SET(cpu, &one);
 	REQUIRE(sched_getaffinity(0, sizeof(*all), all) == 0 &&
 		sched_setaffinity(0, sizeof(one), &one) == 0,
 		"affinity: %s", strerror(errno));
@@ -608,7 +608,7 @@ static pid_t short_job(int *cpu_fd)
 	pid_t pid;
 
 	REQUIRE(pipe(p) == 0, "pipe: %s", strerror(errno));
-	pid = fork_on_cpu1(&all);
+	pid = fork_on_cpu(1, &all);
 	if (pid == 0) {
 		int cpu;
 
@@ -738,10 +738,10 @@ static int last_cpu(pid_t pid)
 }
 
 /*
- * A child that becomes a deadline task (10 ms every 100 ms) on CPU 1
- * and sleeps there until told to exit on @go.
+ * A child that becomes a deadline task (10 ms every 100 ms) on @cpu and
+ * sleeps there until told to exit on @go.
  */
-static pid_t sleeper_on_cpu1(int *go)
+static pid_t sleeper_on_cpu(int cpu, int *go)
 {
 	cpu_set_t all;
 	int p[2];
@@ -749,7 +749,7 @@ static pid_t sleeper_on_cpu1(int *go)
 	char c;
 
 	REQUIRE(pipe(p) == 0, "pipe: %s", strerror(errno));
-	pid = fork_on_cpu1(&all);
+	pid = fork_on_cpu(cpu, &all);
 	if (pid == 0) {
 		close(p[1]);
 		if (sched_setaffinity(0, sizeof(all), &all) ||
@@ -760,6 +760,26 @@ static pid_t sleeper_on_cpu1(int *go)
 	}
 	close(p[0]);
 	*go = p[1];
+	return pid;
+}
+
+/* Such a sleeper, checked to be asleep on @cpu (5 tries). */
+static pid_t sleeper_asleep_on(int cpu, int *go)
+{
+	int tries = 0, last = -1;
+	pid_t pid = -1;
+
+	while (last != cpu && tries++ < 5) {
+		pid = sleeper_on_cpu(cpu, go);
+		usleep(100 * 1000);
+		last = last_cpu(pid);
+		if (last != cpu) {
+			close(*go);
+			waitpid(pid, NULL, 0);
+		}
+	}
+	REQUIRE(last == cpu, "no sleeper stayed on CPU %d in %d tries", cpu,
+		tries - 1);
 	return pid;
 }
 
@@ -774,24 +794,14 @@ static void woken_off_an_offline_cpu(void)
 {
 	const char *path = "/sys/devices/system/cpu/cpu1/online";
 	long long bw, before, after = -1;
-	int go, st = -1, step = 10, cpu = -1, tries = 0;
+	int go, st = -1, step = 10;
 	int64_t t0;
-	pid_t pid = -1;
+	pid_t pid;
 	char c = 1;
 
 	need_smp();
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
-	/* Asleep on CPU 1: it starts there, but check. */
-	while (cpu != 1 && tries++ < 5) {
-		pid = sleeper_on_cpu1(&go);
-		usleep(100 * 1000);
-		cpu = last_cpu(pid);
-		if (cpu != 1) {
-			close(go);
-			waitpid(pid, NULL, 0);
-		}
-	}
-	REQUIRE(cpu == 1, "no sleeper stayed on CPU 1 in %d tries", tries - 1);
+	pid = sleeper_asleep_on(1, &go);
 	if (file_put(path, "0")) {
 		close(go);
 		waitpid(pid, &st, 0);
@@ -824,6 +834,65 @@ static void woken_off_an_offline_cpu(void)
 }
 
 /*
+ * A deadline task asleep on the last CPU when that CPU becomes a cpuset
+ * partition of its own: the task stays in the root cgroup, whose CPUs
+ * are now the others, and it will wake on one of them.  The rebuild of
+ * the root domains must count its bandwidth in the root domain of the
+ * CPUs it may run on, not in the partition's, where it last ran: else
+ * the partition holds bandwidth of a task that cannot run there, and
+ * when the task leaves the class on CPU 0, CPU 0's root domain gives
+ * back what it never counted (the classic class's total then drops
+ * below what its tasks hold).
+ */
+#define COUNTED_WHERE_IT_RAN "a rebuild counts a sleeping task in the root domain of the CPU it last ran on, not of the CPUs it may run on"
+
+static void sleeper_counted_where_it_may_run(void)
+{
+	long long bw, base0, basep, t0, tp, held = (10LL << 20) / 100;
+	int last = ncpus() - 1, go, st = -1;
+	pid_t pid;
+	char c = 1;
+
+	need_smp();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	REQUIRE(dl_total_bw_wait_idle(0, 5000) == 0,
+		"deadline bandwidth still held 5 s on");
+	/* The two root domains' totals without the task. */
+	v2_partition();
+	REQUIRE(dl_bw_of_cpu(0, &bw, &base0) == 0 &&
+		dl_bw_of_cpu(last, &bw, &basep) == 0, "read the totals");
+	v2_teardown();
+	pid = sleeper_asleep_on(last, &go);
+	v2_partition();
+	REQUIRE(dl_bw_of_cpu(0, &bw, &t0) == 0 &&
+		dl_bw_of_cpu(last, &bw, &tp) == 0, "read the totals");
+	tap_diag("with the sleeper: CPU 0's total %lld (%lld without), the partition's %lld (%lld without)",
+		 t0, base0, tp, basep);
+	DEFECT_CHECK(tp == basep, COUNTED_WHERE_IT_RAN,
+		     "the partition's total %lld, %lld without the sleeper",
+		     tp, basep);
+	DEFECT_CHECK(t0 == base0 + held, COUNTED_WHERE_IT_RAN,
+		     "CPU 0's total %lld, %lld without the sleeper's %lld",
+		     t0, base0, held);
+	/* Woken, it runs on CPU 0 and exits; its 0-lag time is 100 ms on. */
+	CHECK(write(go, &c, 1) == 1, "waking it: %s", strerror(errno));
+	close(go);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "sleeper: status %#x", st);
+	usleep(500 * 1000);
+	REQUIRE(dl_bw_of_cpu(0, &bw, &t0) == 0 &&
+		dl_bw_of_cpu(last, &bw, &tp) == 0, "read the totals");
+	tap_diag("after the exit: CPU 0's total %lld, the partition's %lld",
+		 t0, tp);
+	DEFECT_CHECK(t0 == base0 && tp == basep, COUNTED_WHERE_IT_RAN,
+		     "after the exit: CPU 0's total %lld (want %lld), the partition's %lld (want %lld)",
+		     t0, base0, tp, basep);
+	v2_teardown();
+	CHECK(dl_sysctl_known_state() == 0, "sysctls back: %s",
+	      strerror(errno));
+}
+
+/*
  * "cpuset v1" runs the HOWTO, "cpuset" the rest: once cgroup v1 has had
  * the cpuset controller, the v1 hierarchy outlives its umount and cgroup
  * v2 cannot have it, so the two need separate boots.  "cpuset
@@ -844,6 +913,7 @@ int main(int argc, char **argv)
 		TAP_TEST(offline_with_reclaiming_tasks),
 		TAP_TEST(dead_task_bw_after_its_cpu_offline),
 		TAP_TEST(woken_off_an_offline_cpu),
+		TAP_TEST(sleeper_counted_where_it_may_run),
 		{ NULL, NULL }
 	};
 

@@ -76,8 +76,10 @@ TOOL_MODULES := $(filter-out tools/lib/% $(foreach t,$(TOOL_NAMES),tools/$(t)/$(
 		$(wildcard tools/*/*.c))
 # Host suites (tests/host/*.c): the tools that run on the host, tested there;
 # linked with the toolkit's modules and library, whose functions they may
-# call (as "dlctl/rd.h", "units.h").
-HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/host/*.c))
+# call (as "dlctl/rd.h", "units.h").  A suite in sh (tests/host/*.sh) is
+# run from the checkout, by a two-line program of the same name.
+HOST_TESTS := $(patsubst tests/host/%.c,$(OUT)/host/tests/%,$(wildcard tests/host/*.c)) \
+	      $(patsubst tests/host/%.sh,$(OUT)/host/tests/%,$(wildcard tests/host/*.sh))
 INITRD := $(OUT)/base.cpio
 
 .PHONY: all help deps tree kernels guest initramfs test boot run bench cover check \
@@ -118,6 +120,11 @@ $(OUT)/host/tests/%: tests/host/%.c tests/lib/tap.c tests/lib/tap.h $(TOOL_LIB) 
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Itests/lib -Itools -Itools/lib -o $@ $< \
 		tests/lib/tap.c $(filter %.c,$(TOOL_LIB)) $(TOOL_MODULES) -lm
+
+$(OUT)/host/tests/%: tests/host/%.sh
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nDLK_TOP="%s" exec sh "%s" "$$@"\n' '$(CURDIR)' '$(CURDIR)/$<' >$@
+	chmod +x $@
 
 $(SELFTEST_ROOT)/tests/bin/%: harness/selftest/%.c $(TEST_LIB)
 	@mkdir -p $(@D)

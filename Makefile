@@ -1,19 +1,33 @@
 # SCHED_DEADLINE and the component framework, written anew for Linux 6.12
 # and proven in QEMU beside the tree's own implementation.  See README.md.
 #
-#   make run      build and boot ours, run the demonstration
-#   make test     every test on both kernels; ends with "N passed, N failed"
-#   make boot     boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
-#   make bench    the component and SCHED_DEADLINE benchmarks, stock and ours [bench-dl]
-#   make prof-switch  the switch figure's guest time, function by function
-#   make gedf-compare global EDF's misses and tardiness, ours against stock
-#   make fuzz     the differential fuzzer of the scheduling ABI, stock against ours
-#   make stress   deadline tasks, CPU hotplug and cpusets on the debug kernels
-#   make mutants  deliberate defects in ours, each must fail a test [MUTANTS=a,b]
-#   make cover    compile the tree's component users against ours
-#   make matrix   build ours's kernel/sched in UP, PREEMPT_RT, ... [MATRIX=up,...]
-#   make check    checkpatch --strict on every patch [BISECT=1: build each prefix]
-#   make dev-tree / make export    edit the series as git commits / write it out
+#   make run           build and boot ours, run the demonstration
+#   make test          every test on both kernels; ends with "N passed, N failed"
+#   make boot          boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
+#   make bench         the component and SCHED_DEADLINE benchmarks, stock and ours
+#   make bench-dl      the SCHED_DEADLINE benchmark alone
+#   make prof-switch   the switch figure's guest time, function by function
+#   make gedf-compare  global EDF's misses and tardiness, ours against stock
+#   make fuzz          the differential fuzzer of the scheduling ABI [SMP=2]
+#   make stress        deadline tasks, CPU hotplug and cpusets on the debug kernels
+#   make mutants       deliberate defects in ours, each must fail a test [MUTANTS=a,b]
+#   make cover         compile the tree's component users against ours
+#   make matrix        build ours's kernel/sched in UP, PREEMPT_RT, ... [MATRIX=up,...]
+#   make check         checkpatch --strict on every patch [BISECT=1: build each prefix]
+#   make dev-tree      the series as git commits in a worktree, to edit [FORCE=1]
+#   make export        write the dev tree's commits back as patches/
+#   make install       the tools and their man pages [PREFIX=/usr/local DESTDIR=]
+#   make deb           Debian packages into out/deb/: make deb-tools and deb-kernel
+#   make deb-tools     the tools' package, dlk-tools
+#   make deb-kernel    ours's kernel package (bindeb-pkg) [KCONFIG=/boot/config-...]
+#   make deps          install what the harness needs with apt-get
+#   make tree          extract the tree and apply the series, in the cache
+#   make kernels       build the kernels [KERNELS="stock ours"] [DEBUG=1]
+#   make guest         build the guest programs, the tools and the host tests
+#   make initramfs     pack the guest's initramfs
+#   make clean         remove out/
+#   make distclean     remove out/ and the cache (~/.cache/dlk)
+#   make help          this list (what make and make all print too)
 
 SHELL := /bin/sh
 
@@ -88,8 +102,11 @@ INITRD := $(OUT)/base.cpio
 
 all: help
 
+# help prints the comment block at the top of this file, every line of
+# it up to the first that is not a comment: each .PHONY target has its
+# line there (harness/selftest.sh checks it).
 help:
-	@sed -n '3,16s/^# //p' Makefile
+	@sed -n '/^#/!q; s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 deps:
 	@sh harness/deps.sh

@@ -47,7 +47,7 @@ verdict() {
 }
 
 echo "TAP version 13"
-echo "1..41"
+echo "1..42"
 
 # 1. Guest suites that go wrong, in one boot (st-missing is expected but
 # not in the list the guest has; the panics have boots of their own).
@@ -167,3 +167,16 @@ expect "a kernel listed without skips is checked" "$s" "^FAIL  k2/b1/s: any"
 expect "a kernel the list does not hold is not checked, and said so" "$s" "^k-debug's 1 skips are not checked"
 [ "$(cat "$s.rc")" = 1 ]
 ok $? "the verdict of a run with unlisted skips is a failure"
+
+# make help: each .PHONY target of the Makefile has its line (the
+# comment block at the Makefile's top, which help prints).
+help=$(MAKEFLAGS= make -s --no-print-directory -C "$TOP" help 2>&1)
+missing=
+for t in $(sed -e :a -e '/\\$/N; s/\\\n//; ta' "$TOP/Makefile" |
+	sed -n 's/^\.PHONY://p'); do
+	printf '%s\n' "$help" | grep -Eq "(^|[^a-z-])make $t([^a-z-]|\$)" ||
+		missing="$missing $t"
+done
+[ -z "$missing" ] || echo "# make help has no line for:$missing"
+[ -z "$missing" ]
+ok $? "make help lists every .PHONY target"

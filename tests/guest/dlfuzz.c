@@ -39,11 +39,11 @@
  *   e  a rebuild counts a deadline task asleep in the root domain of
  *      the CPU it last ran on, even where its cpuset no longer has that
  *      CPU (a partition made of it, the CPU offline); woken in its new
- *      domain, it keeps its bandwidth in the old one.  On both kernels
- *      (ours too: when it leaves the class, the old domain keeps its
- *      bandwidth until the next rebuild; the classic class takes it
- *      from the new domain, which never counted it: cpuset.c's
- *      woken_off_an_offline_cpu).  Avoided, on several CPUs, by a
+ *      domain, it keeps its bandwidth in the old one (the classic
+ *      class takes it from the new domain when it leaves the class,
+ *      which never counted it: cpuset.c's woken_off_an_offline_cpu and
+ *      sleeper_counted_where_it_may_run; ours counts it where it may
+ *      run since patch 0022).  Avoided, on several CPUs, by a
  *      rebuild (a read of a sched_rt sysctl) after the wake-up of every
  *      worker below; without it the records also follow where a worker
  *      last ran.

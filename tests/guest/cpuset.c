@@ -628,6 +628,7 @@ static pid_t short_job(int *cpu_fd)
 }
 
 static bool zero_lag_demo;	/* "cpuset zero-lag-offline" */
+static bool no_limit_demo;	/* "cpuset offline-no-limit" */
 
 /* Until a little past the 0-lag time of a job begun at @t0. */
 static void past_zero_lag(int64_t t0)
@@ -893,11 +894,111 @@ static void sleeper_counted_where_it_may_run(void)
 }
 
 /*
+ * A child in the partition that becomes a deadline task (10 ms every
+ * 100 ms) and wakes every 5 ms until killed; its pid once it runs.
+ */
+static pid_t partition_waker(void)
+{
+	int p[2];
+	pid_t pid;
+	char c = 1;
+
+	REQUIRE(pipe(p) == 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(p[0]);
+		if (file_put(V2 "/p1/cgroup.procs", "0") ||
+		    dl_become(10 * MS, 100 * MS, 100 * MS, 0) ||
+		    write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			usleep(5000);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1) {
+		close(p[0]);
+		waitpid(pid, NULL, 0);
+		REQUIRE(0, "the task did not start in the partition");
+	}
+	close(p[0]);
+	return pid;
+}
+
+/*
+ * With admission off (sched_rt_runtime_us -1), a partition's only CPU
+ * may go offline under a deadline task there: nothing to refuse it for.
+ * The task leaves the partition's root domain, which has no active CPU
+ * left, for its parent's CPUs; so does its bandwidth, which with no
+ * limit is still counted.  The classic class takes it from the old
+ * domain with a division by that domain's active CPUs, none: a divide
+ * error in set_cpus_allowed_dl(), a panic (6.12.118).  So on the
+ * classic class it runs in a boot of its own ("cpuset offline-no-limit",
+ * boot nolimit), where that panic is expected.  The task must run on,
+ * and once the CPU is back and the limit restored, the totals be as
+ * before.
+ */
+static void offline_under_no_limit(void)
+{
+	int last = ncpus() - 1, st = -1, step = 10;
+	long long bw, before, after = -1;
+	char path[64];
+	int64_t t0;
+	pid_t pid;
+
+	need_smp();
+	if (CLASSIC_DL() && !no_limit_demo)
+		SKIP("panics the classic class (a divide error in "
+		     "set_cpus_allowed_dl()): boot nolimit runs it alone");
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 last);
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	REQUIRE(dl_total_bw_wait_idle(0, 5000) == 0,
+		"deadline bandwidth still held 5 s on");
+	REQUIRE(dl_bw_of_cpu(0, &bw, &before) == 0, "read the totals");
+	v2_partition();
+	REQUIRE(sysctl_set("sched_rt_runtime_us", -1) == 0,
+		"admission off: %s", strerror(errno));
+	pid = partition_waker();
+	usleep(100 * 1000);
+	CHECK(last_cpu(pid) == last, "the task runs on CPU %d, not %d",
+	      last_cpu(pid), last);
+	EXPECT_PANIC_OF_CLASSIC_DL("Oops: ", "set_cpus_allowed_dl",
+				   "with admission off, a partition's last "
+				   "CPU offline under a deadline task divides "
+				   "by no CPU");
+	CHECK(file_put(path, "0") == 0, "CPU %d offline: %s", last,
+	      strerror(errno));
+	usleep(300 * 1000);
+	CHECK(waitpid(pid, &st, WNOHANG) == 0, "the task died: status %#x",
+	      st);
+	CHECK(last_cpu(pid) != last, "the task is still on CPU %d", last);
+	CHECK(file_put(path, "1") == 0, "CPU %d back online: %s", last,
+	      strerror(errno));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK(sysctl_set("sched_rt_runtime_us", 950000) == 0,
+	      "admission back on: %s", strerror(errno));
+	v2_teardown();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	/* Its 0-lag time is 100 ms after its last replenishment at most. */
+	for (t0 = now_ns(); now_ns() - t0 < (int64_t)(5000 * MS);) {
+		REQUIRE(dl_bw_of_cpu(0, &bw, &after) == 0, "read the totals");
+		if (after == before)
+			break;
+		dl_debug_backoff(&step, 100);
+	}
+	CHECK(after == before, "total_bw %lld after, %lld before", after,
+	      before);
+}
+
+/*
  * "cpuset v1" runs the HOWTO, "cpuset" the rest: once cgroup v1 has had
  * the cpuset controller, the v1 hierarchy outlives its umount and cgroup
  * v2 cannot have it, so the two need separate boots.  "cpuset
- * zero-lag-offline" runs the hotplug test alone, on the classic class
- * too, where it is expected to panic the kernel.
+ * zero-lag-offline" and "cpuset offline-no-limit" each run a hotplug
+ * test alone, on the classic class too, where it is expected to panic
+ * the kernel.
  */
 int main(int argc, char **argv)
 {
@@ -914,11 +1015,16 @@ int main(int argc, char **argv)
 		TAP_TEST(dead_task_bw_after_its_cpu_offline),
 		TAP_TEST(woken_off_an_offline_cpu),
 		TAP_TEST(sleeper_counted_where_it_may_run),
+		TAP_TEST(offline_under_no_limit),
 		{ NULL, NULL }
 	};
 
 	static const struct tap_test zero_lag[] = {
 		TAP_TEST(dead_task_bw_after_its_cpu_offline),
+		{ NULL, NULL }
+	};
+	static const struct tap_test no_limit[] = {
+		TAP_TEST(offline_under_no_limit),
 		{ NULL, NULL }
 	};
 
@@ -927,6 +1033,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "zero-lag-offline")) {
 		zero_lag_demo = true;
 		return tap_run(zero_lag);
+	}
+	if (argc > 1 && !strcmp(argv[1], "offline-no-limit")) {
+		no_limit_demo = true;
+		return tap_run(no_limit);
 	}
 	return tap_run(v2);
 }

@@ -3,6 +3,7 @@
 #
 #   make run           build and boot ours, run the demonstration
 #   make test          every test on both kernels; ends with "N passed, N failed"
+#                      [KERNELS=fixed: the tree with patches/classic-fixes]
 #   make boot          boot one kernel: KERNEL=stock|ours [ADD=DIR] [RUN='cmd']
 #   make bench         the component and SCHED_DEADLINE benchmarks, stock and ours
 #   make bench-dl      the SCHED_DEADLINE benchmark alone
@@ -113,6 +114,7 @@ deps:
 
 tree: deps
 	@sh harness/tree.sh
+	@case " $(KERNELS) " in *" fixed "*) sh harness/tree.sh fixed ;; esac
 
 kernels: tree
 	@for k in $(KERNELS); do sh harness/build-kernel.sh $$k $(DEBUG) || exit 1; done

@@ -1,12 +1,13 @@
 #!/bin/sh
-# build-kernel.sh KERNEL [DEBUG]: configure and build stock or ours.
+# build-kernel.sh KERNEL [DEBUG]: configure and build stock, ours or fixed.
 # For check.sh's bisection builds, BUILD_SRC and BUILD_NAME override the
 # tree and the build directory, and LENIENT=1 accepts config symbols that
 # a prefix of the series does not define yet.
 #
-# Both kernels get the same configuration: tinyconfig's fragments, then
+# The kernels get the same configuration: tinyconfig's fragments, then
 # configs/base.config (and configs/debug.config for DEBUG=1); ours adds
-# configs/ours.config, which only sets the series' Kconfig choices.  The
+# configs/ours.config, which only sets the series' Kconfig choices.  Fixed
+# (the pristine tree with patches/classic-fixes) is configured as stock.  The
 # configuration is generated in a scratch directory and copied into the
 # build directory only when it differs, so an unchanged configuration
 # never makes Kbuild rebuild anything.
@@ -148,8 +149,9 @@ if [ "$rebuilt" = 0 ] && [ -f "$mods/built" ]; then
 fi
 rm -f "$mods/built"
 say "building test modules for $name"
+# DLK_KERNEL tells them which kernel they are for (tests/modules/Kbuild).
 make -C "$build" M="$mods/src" -j"$NPROC" -s CC="ccache gcc" \
-	KBUILD_BUILD_USER=dlk KBUILD_BUILD_HOST=dlk modules ||
+	KBUILD_BUILD_USER=dlk KBUILD_BUILD_HOST=dlk DLK_KERNEL="$kernel" modules ||
 	die "$name: the test modules in tests/modules do not build"
 rm -f "$mods"/root/lib/modules/dlk/*.ko
 cp "$mods"/src/*.ko "$mods/root/lib/modules/dlk/"

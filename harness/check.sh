@@ -7,6 +7,8 @@
 #    check) on any patch;
 #  - with BISECT=1, every prefix of the series builds (ours' configuration),
 #    incrementally in one build directory.
+# The same checks but the build for the fixes of the tree's own
+# implementation, patches/classic-fixes/ (a series of its own).
 . "$(dirname "$0")/lib.sh"
 
 bad=0
@@ -15,43 +17,64 @@ fail() {
 	bad=$((bad + 1))
 }
 
-for p in $(series_files); do
-	[ -f "$TOP/patches/$p" ] || fail "series lists $p, which does not exist"
-done
-for f in "$TOP"/patches/*.patch; do
-	[ -e "$f" ] || continue
-	series_files | grep -qx "$(basename "$f")" ||
-		fail "$(basename "$f") is not in patches/series"
-done
+# check_files DIR: DIR/series and DIR's patch files agree
+check_files() {
+	for p in $(series_files "$1"); do
+		[ -f "$1/$p" ] || fail "${1#"$TOP"/}/series lists $p, which does not exist"
+	done
+	for f in "$1"/*.patch; do
+		[ -e "$f" ] || continue
+		series_files "$1" | grep -qx "$(basename "$f")" ||
+			fail "$(basename "$f") is not in ${1#"$TOP"/}/series"
+	done
+}
+
+check_files "$TOP/patches"
+if [ -f "$CLASSIC_DIR/series" ]; then
+	check_files "$CLASSIC_DIR"
+fi
 
 sh "$TOP/harness/tree.sh"
+if [ -f "$CLASSIC_DIR/series" ]; then
+	sh "$TOP/harness/tree.sh" fixed
+fi
 
-for p in $(series_files); do
-	f=$TOP/patches/$p
-	subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f")
-	printf '%s\n' "$subj" | grep -q '^[a-z0-9/_ -]*: [A-Za-z]' ||
-		fail "$p: subject '$subj' is not 'subsystem: Summary'"
-	grep -q '^Signed-off-by: ' "$f" || fail "$p: no Signed-off-by"
-	# Clean means exit 0 and a total of nothing: a checkpatch that
-	# crashed or printed nothing is not a clean one.  Its SPDX check
-	# runs python3, which must be Debian's (with python3-ply), not
-	# one that an earlier PATH entry puts first; a traceback from it
-	# is not clean either.  The tree is a release's source without
-	# its history: a Fixes: tag's commit id cannot be looked up there
-	# (UNKNOWN_COMMIT_ID), so that check alone is left out.
-	st=0
-	out=$(cd "$SRC_STOCK" && PATH=/usr/bin:/bin:$PATH \
-		perl scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID \
-		--show-types --summary-file "$f" 2>&1) || st=$?
-	if [ $st = 0 ] && printf '%s\n' "$out" |
-		grep -q 'total: 0 errors, 0 warnings, 0 checks' &&
-		! printf '%s\n' "$out" | grep -q '^Traceback'; then
-		echo "ok    $p: checkpatch --strict clean"
-	else
-		printf '%s\n' "$out"
-		fail "$p: checkpatch --strict is not clean (exit $st)"
-	fi
-done
+# check_patches DIR: each patch of DIR/series is a mail with a subject
+# and a Signed-off-by, and checkpatch --strict clean
+check_patches() {
+	for p in $(series_files "$1"); do
+		f=$1/$p
+		n=${f#"$TOP"/patches/}
+		subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f")
+		printf '%s\n' "$subj" | grep -q '^[a-z0-9/_ -]*: [A-Za-z]' ||
+			fail "$n: subject '$subj' is not 'subsystem: Summary'"
+		grep -q '^Signed-off-by: ' "$f" || fail "$n: no Signed-off-by"
+		# Clean means exit 0 and a total of nothing: a checkpatch that
+		# crashed or printed nothing is not a clean one.  Its SPDX check
+		# runs python3, which must be Debian's (with python3-ply), not
+		# one that an earlier PATH entry puts first; a traceback from it
+		# is not clean either.  The tree is a release's source without
+		# its history: a Fixes: tag's commit id cannot be looked up there
+		# (UNKNOWN_COMMIT_ID), so that check alone is left out.
+		st=0
+		out=$(cd "$SRC_STOCK" && PATH=/usr/bin:/bin:$PATH \
+			perl scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID \
+			--show-types --summary-file "$f" 2>&1) || st=$?
+		if [ $st = 0 ] && printf '%s\n' "$out" |
+			grep -q 'total: 0 errors, 0 warnings, 0 checks' &&
+			! printf '%s\n' "$out" | grep -q '^Traceback'; then
+			echo "ok    $n: checkpatch --strict clean"
+		else
+			printf '%s\n' "$out"
+			fail "$n: checkpatch --strict is not clean (exit $st)"
+		fi
+	done
+}
+
+check_patches "$TOP/patches"
+if [ -f "$CLASSIC_DIR/series" ]; then
+	check_patches "$CLASSIC_DIR"
+fi
 
 if [ "${BISECT:-0}" = 1 ]; then
 	i=0

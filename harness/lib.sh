@@ -39,6 +39,10 @@ SRC_STOCK=$VDIR/src/stock
 SRC_APPLY=$VDIR/src/apply
 SRC_OURS=$VDIR/src/ours
 SRC_DEV=$VDIR/src/dev
+# The pristine tree with the fixes for its own implementation
+# (patches/classic-fixes), and their developer's tree.
+SRC_FIXED=$VDIR/src/fixed
+SRC_CLASSIC_DEV=$VDIR/src/classic-dev
 
 export CCACHE_DIR=${CCACHE_DIR:-$DLK_CACHE/ccache}
 export CCACHE_BASEDIR=$VDIR
@@ -52,17 +56,24 @@ cgit() {
 	    -c advice.detachedHead=false -c gc.auto=0 "$@"
 }
 
-# series_files: the patch files listed in patches/series, in order.
+# series_files [DIR]: the patch files listed in DIR/series (default
+# patches/series), in order.
 series_files() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$TOP/patches/series"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' \
+		"${1:-$TOP/patches}/series"
 }
 
-# kernel_src KERNEL: the source tree of stock or ours
+# The fixes for the tree's own implementation: a series of its own,
+# applied to the same base as patches/series.
+CLASSIC_DIR=$TOP/patches/classic-fixes
+
+# kernel_src KERNEL: the source tree of stock, ours or fixed
 kernel_src() {
 	case $1 in
 	stock) echo "$SRC_STOCK" ;;
 	ours) echo "$SRC_OURS" ;;
-	*) die "unknown kernel '$1' (stock or ours)" ;;
+	fixed) echo "$SRC_FIXED" ;;
+	*) die "unknown kernel '$1' (stock, ours or fixed)" ;;
 	esac
 }
 

@@ -2,7 +2,8 @@
 # test.sh: the body of 'make test'.  Builds the kernels, boots each with
 # the guest suites (KUnit runs during its boot), runs the harness's own
 # self-tests, and prints the verdict.  Settings from the environment:
-#   KERNELS="stock ours"  DEBUG=0|1  SUITE=a,b
+#   KERNELS="stock ours" (or fixed: the pristine tree with the fixes of
+#   patches/classic-fixes)  DEBUG=0|1  SUITE=a,b
 #   TIMEOUT=seconds for each boot (default: its suites' limits + 120)
 #   SMP=N ICOUNT=SHIFT: one boot of that shape instead of tests/guest/boots
 #   INITRD=base initramfs  KTAPSUM=parser binary  SELFTEST_ADD=dir
@@ -16,6 +17,11 @@ DEBUG=${DEBUG:-0}
 export DEBUG INITRD
 
 sh "$TOP/harness/tree.sh"
+# The third kernel, on demand only (KERNELS=fixed): the pristine tree with
+# patches/classic-fixes.
+case " $KERNELS " in
+*" fixed "*) sh "$TOP/harness/tree.sh" fixed ;;
+esac
 for k in $KERNELS; do
 	sh "$TOP/harness/build-kernel.sh" "$k" "$DEBUG"
 done

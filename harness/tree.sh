@@ -7,6 +7,9 @@
 #          am produced with git checkout, which rewrites only the files
 #          whose content differs, so a change to one patch leaves the mtime
 #          of every other file alone and the rebuild stays small.
+# With the argument "fixed" (make test KERNELS=fixed), the tree of the
+# third kernel instead, made in the same way: the pristine tree with the
+# fixes for its own implementation (patches/classic-fixes/series).
 . "$(dirname "$0")/lib.sh"
 cache_lock
 
@@ -39,16 +42,19 @@ extract_stock() {
 	touch "$VDIR/src/.stock-done"
 }
 
-# series_hash: identifies the series' content, to skip re-applying it
+# series_hash DIR: identifies the content of the series in DIR, to skip
+# re-applying it
 series_hash() {
 	{
-		cat "$TOP/patches/series"
-		series_files | while read -r p; do
-			cat "$TOP/patches/$p"
+		cat "$1/series"
+		series_files "$1" | while read -r p; do
+			cat "$1/$p"
 		done
 	} | sha256sum | cut -d' ' -f1
 }
 
+# apply_series DIR: the series in DIR applied to base in $SRC_APPLY; prints
+# the commit it ends at
 apply_series() {
 	if [ ! -d "$SRC_APPLY" ]; then
 		cgit -C "$GITDIR" worktree prune
@@ -60,39 +66,46 @@ apply_series() {
 	fi
 	cgit checkout -q -f --detach base
 	cgit clean -q -f -d -x
-	for p in $(series_files); do
-		f=$TOP/patches/$p
-		[ -f "$f" ] || die "patches/series lists $p, which does not exist"
+	rel=${1#"$TOP"/}
+	for p in $(series_files "$1"); do
+		f=$1/$p
+		[ -f "$f" ] || die "$rel/series lists $p, which does not exist"
 		if ! cgit am -q --whitespace=error-all "$f" >"$VDIR/am.log" 2>&1; then
 			cat "$VDIR/am.log" >&2
 			cgit am --abort >/dev/null 2>&1 || true
-			die "patches/$p does not apply to $BASE_PKG $BASE_VER without fuzz"
+			die "$rel/$p does not apply to $BASE_PKG $BASE_VER without fuzz"
 		fi
 	done
 	cgit rev-parse HEAD
 }
 
-update_ours() {
-	commit=$1
-	if [ ! -d "$SRC_OURS" ]; then
+# update_tree TREE COMMIT: the generated worktree TREE moved to COMMIT
+update_tree() {
+	if [ ! -d "$1" ]; then
 		cgit -C "$GITDIR" worktree prune
-		cgit -C "$GITDIR" worktree add -q --detach "$SRC_OURS" "$commit"
+		cgit -C "$GITDIR" worktree add -q --detach "$1" "$2"
 		return 0
 	fi
-	cd "$SRC_OURS"
+	cd "$1"
 	[ -z "$(cgit status --porcelain --untracked-files=no)" ] ||
-		die "$SRC_OURS has local changes; the tree is generated (work in: make dev-tree)"
-	cgit checkout -q --detach "$commit"
+		die "$1 has local changes; the tree is generated (work in the" \
+		    "developer's tree: make dev-tree, or harness/series.sh classic-dev)"
+	cgit checkout -q --detach "$2"
 }
 
 check_package
 extract_stock
-want=$(series_hash)
-if [ -d "$SRC_OURS" ] && [ "$(cat "$VDIR/src/.ours-series" 2>/dev/null)" = "$want" ]; then
+case ${1:-ours} in
+ours) name=ours dir=$TOP/patches tree=$SRC_OURS ;;
+fixed) name=fixed dir=$CLASSIC_DIR tree=$SRC_FIXED ;;
+*) die "usage: tree.sh [fixed]" ;;
+esac
+want=$(series_hash "$dir")
+if [ -d "$tree" ] && [ "$(cat "$VDIR/src/.$name-series" 2>/dev/null)" = "$want" ]; then
 	exit 0
 fi
-say "applying patches/series with git am"
-commit=$(apply_series)
-update_ours "$commit"
-echo "$want" >"$VDIR/src/.ours-series"
-say "ours is at $(cgit -C "$SRC_OURS" log -1 --format='%h %s')"
+say "applying ${dir#"$TOP"/}/series with git am"
+commit=$(apply_series "$dir")
+update_tree "$tree" "$commit"
+echo "$want" >"$VDIR/src/.$name-series"
+say "$name is at $(cgit -C "$tree" log -1 --format='%h %s')"

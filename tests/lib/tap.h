@@ -59,7 +59,9 @@ void tap_skip_on_debug_kernel(void);
  *
  *	DEFECT_CHECK(cond, reason, fmt, ...)	(@impl classic of DLK_DL)
  *
- * Elsewhere it is an ordinary CHECK.  On @impl, a defect check that
+ * Elsewhere it is an ordinary CHECK: on ours, and on "fixed", the tree's
+ * implementation with the fixes of patches/classic-fixes, where the defects
+ * are gone (harness/boot.sh).  On @impl, a defect check that
  * fails records the defect, and the test is reported "not ok ... # XFAIL
  * impl VAR: reason", which the harness lists as a known defect, only if
  * nothing else went wrong: any other failing CHECK or REQUIRE, or a

@@ -70,7 +70,12 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#ifdef CONFIG_COMPONENT_INDEXED
+/*
+ * CLASSIC: the kernel runs the tree's implementation, with its known
+ * defects: not ours, nor the tree's with its fixes (patches/classic-fixes:
+ * DLK_CLASSIC_FIXED, set by tests/modules/Kbuild).
+ */
+#if defined(CONFIG_COMPONENT_INDEXED) || defined(DLK_CLASSIC_FIXED)
 #define CLASSIC false
 #else
 #define CLASSIC true

@@ -34,7 +34,12 @@
 #include <linux/timekeeping.h>
 #include <uapi/linux/sched/types.h>
 
-#ifdef CONFIG_SCHED_DL_EDF_CBS
+/*
+ * CLASSIC: the kernel runs the tree's implementation, with its known
+ * defects: not ours, nor the tree's with its fixes (patches/classic-fixes:
+ * DLK_CLASSIC_FIXED, set by tests/modules/Kbuild).
+ */
+#if defined(CONFIG_SCHED_DL_EDF_CBS) || defined(DLK_CLASSIC_FIXED)
 #define CLASSIC false
 #else
 #define CLASSIC true

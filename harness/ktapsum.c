@@ -853,8 +853,10 @@ static bool split_record(char *line, char **f)
  * it holds (without one, those its lines name).  A skip of such a kernel
  * that the list does not have, and a listed skip that did not happen in
  * a suite that ran, are failures; but "?SUITE/TEST" is a skip that may
- * happen or not (the host's doing, not the kernel's).  Another kernel's
- * skips are not checked, and the summary says so.
+ * happen or not (the host's doing, not the kernel's).  BOOT, SUITE and
+ * TEST are shell patterns too: "*" for each, on a debug kernel, is any
+ * test that skips for the reason given.  Another kernel's skips are not
+ * checked, and the summary says so.
  */
 struct listed_skip {
 	char kernel[64], suite[TEXT * 5], name[TEXT * 3], reason[TEXT * 8];
@@ -955,8 +957,8 @@ static bool skip_listed(char **f)
 	for (i = 0; i < nlisted; i++) {
 		struct listed_skip *l = &listed[i];
 
-		if (!strcmp(l->kernel, f[0]) && !strcmp(l->suite, f[1]) &&
-		    !strcmp(l->name, f[3]) && !fnmatch(l->reason, f[4], 0)) {
+		if (!strcmp(l->kernel, f[0]) && !fnmatch(l->suite, f[1], 0) &&
+		    !fnmatch(l->name, f[3], 0) && !fnmatch(l->reason, f[4], 0)) {
 			l->seen = true;
 			return true;
 		}

@@ -895,29 +895,34 @@ static void sleeper_counted_where_it_may_run(void)
 
 /*
  * A child in the partition that becomes a deadline task (10 ms every
- * 100 ms) and wakes every 5 ms until killed; its pid once it runs.
+ * 100 ms) and sleeps until told on *@go, then wakes every 5 ms until
+ * killed; its pid once it runs.
  */
-static pid_t partition_waker(void)
+static pid_t partition_sleeper(int *go)
 {
-	int p[2];
+	int p[2], g[2];
 	pid_t pid;
 	char c = 1;
 
-	REQUIRE(pipe(p) == 0, "pipe: %s", strerror(errno));
+	REQUIRE(pipe(p) == 0 && pipe(g) == 0, "pipe: %s", strerror(errno));
 	pid = fork();
 	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(p[0]);
+		close(g[1]);
 		if (file_put(V2 "/p1/cgroup.procs", "0") ||
 		    dl_become(10 * MS, 100 * MS, 100 * MS, 0) ||
-		    write(p[1], &c, 1) != 1)
+		    write(p[1], &c, 1) != 1 || read(g[0], &c, 1) != 1)
 			_exit(1);
 		for (;;)
 			usleep(5000);
 	}
 	close(p[1]);
+	close(g[0]);
+	*go = g[1];
 	if (read(p[0], &c, 1) != 1) {
 		close(p[0]);
+		close(*go);
 		waitpid(pid, NULL, 0);
 		REQUIRE(0, "the task did not start in the partition");
 	}
@@ -928,21 +933,21 @@ static pid_t partition_waker(void)
 /*
  * With admission off (sched_rt_runtime_us -1), a partition's only CPU
  * may go offline under a deadline task there: nothing to refuse it for.
- * The task leaves the partition's root domain, which has no active CPU
- * left, for its parent's CPUs; so does its bandwidth, which with no
- * limit is still counted.  The classic class takes it from the old
- * domain with a division by that domain's active CPUs, none: a divide
- * error in set_cpus_allowed_dl(), a panic (6.12.118).  So on the
- * classic class it runs in a boot of its own ("cpuset offline-no-limit",
- * boot nolimit), where that panic is expected.  The task must run on,
- * and once the CPU is back and the limit restored, the totals be as
- * before.
+ * A task asleep there keeps that CPU, now in the default root domain,
+ * which has no active CPU, until the cpuset gives it its parent's CPUs:
+ * its bandwidth then leaves the root domain of its CPU.  The classic
+ * class takes it from there with a division by that domain's active
+ * CPUs, none: a divide error in set_cpus_allowed_dl(), a panic
+ * (6.12.118).  So on the classic class it runs in a boot of its own
+ * ("cpuset offline-no-limit", boot nolimit), where that panic is
+ * expected.  The task must wake and run on, and once the CPU is back
+ * and the limit restored, the totals be as before.
  */
 static void offline_under_no_limit(void)
 {
-	int last = ncpus() - 1, st = -1, step = 10;
+	int last = ncpus() - 1, st = -1, step = 10, go;
 	long long bw, before, after = -1;
-	char path[64];
+	char path[64], c = 1;
 	int64_t t0;
 	pid_t pid;
 
@@ -959,9 +964,9 @@ static void offline_under_no_limit(void)
 	v2_partition();
 	REQUIRE(sysctl_set("sched_rt_runtime_us", -1) == 0,
 		"admission off: %s", strerror(errno));
-	pid = partition_waker();
+	pid = partition_sleeper(&go);
 	usleep(100 * 1000);
-	CHECK(last_cpu(pid) == last, "the task runs on CPU %d, not %d",
+	CHECK(last_cpu(pid) == last, "the task sleeps on CPU %d, not %d",
 	      last_cpu(pid), last);
 	EXPECT_PANIC_OF_CLASSIC_DL("Oops: ", "set_cpus_allowed_dl",
 				   "with admission off, a partition's last "
@@ -970,6 +975,9 @@ static void offline_under_no_limit(void)
 	CHECK(file_put(path, "0") == 0, "CPU %d offline: %s", last,
 	      strerror(errno));
 	usleep(300 * 1000);
+	CHECK(write(go, &c, 1) == 1, "waking it: %s", strerror(errno));
+	close(go);
+	usleep(100 * 1000);
 	CHECK(waitpid(pid, &st, WNOHANG) == 0, "the task died: status %#x",
 	      st);
 	CHECK(last_cpu(pid) != last, "the task is still on CPU %d", last);

@@ -937,8 +937,8 @@ static pid_t partition_sleeper(int *go)
  * which has no active CPU, until the cpuset gives it its parent's CPUs:
  * its bandwidth then leaves the root domain of its CPU.  The classic
  * class takes it from there with a division by that domain's active
- * CPUs, none: a divide error in set_cpus_allowed_dl(), a panic
- * (6.12.118).  So on the classic class it runs in a boot of its own
+ * CPUs, none: the trap gcc compiles for it ("invalid opcode" in
+ * set_cpus_allowed_dl.cold), a panic (6.12.118).  So on the classic class it runs in a boot of its own
  * ("cpuset offline-no-limit", boot nolimit), where that panic is
  * expected.  The task must wake and run on, and once the CPU is back
  * and the limit restored, the totals be as before.
@@ -953,7 +953,7 @@ static void offline_under_no_limit(void)
 
 	need_smp();
 	if (CLASSIC_DL() && !no_limit_demo)
-		SKIP("panics the classic class (a divide error in "
+		SKIP("panics the classic class (a division by no CPU in "
 		     "set_cpus_allowed_dl()): boot nolimit runs it alone");
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
 		 last);

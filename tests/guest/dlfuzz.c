@@ -43,7 +43,7 @@
  *      class takes it from the new domain when it leaves the class,
  *      which never counted it: cpuset.c's woken_off_an_offline_cpu and
  *      sleeper_counted_where_it_may_run; ours counts it where it may
- *      run since patch 0022).  Avoided, on several CPUs, by a
+ *      run: patch 0005).  Avoided, on several CPUs, by a
  *      rebuild (a read of a sched_rt sysctl) after the wake-up of every
  *      worker below; without it the records also follow where a worker
  *      last ran.
@@ -1495,7 +1495,7 @@ static bool makes_tiny(const struct op *o, pid_t tid)
  * KEEP_PARAMS says, and returns 0: the task stays where it was, its
  * bandwidth allocated until a rebuild (the tree's kernel; seed 11 of -H,
  * op 17655: 0.14 of a CPU, and every wait after it timed out).  Ours
- * admits nothing there (patch 0021), so both sequences avoid it: its
+ * admits nothing there (patch 0011), so both sequences avoid it: its
  * record, and every admission after it, would differ.
  */
 static bool keeps_params_leak(const struct op *o, pid_t tid)

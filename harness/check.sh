@@ -24,6 +24,8 @@ check_files() {
 	done
 	for f in "$1"/*.patch; do
 		[ -e "$f" ] || continue
+		# The cover letter (series.sh export) is no patch.
+		[ "${f##*/}" = 0000-cover-letter.patch ] && continue
 		series_files "$1" | grep -qx "$(basename "$f")" ||
 			fail "$(basename "$f") is not in ${1#"$TOP"/}/series"
 	done

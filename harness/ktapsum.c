@@ -949,9 +949,13 @@ static bool kernel_listed(const char *kernel)
 	return false;
 }
 
-/* A skip in the results: whether the list has it (and now, it was seen). */
+/*
+ * A skip in the results: whether the list has it.  Every line that
+ * matches it is seen, a pattern line's as well as a specific one's.
+ */
 static bool skip_listed(char **f)
 {
+	bool found = false;
 	int i;
 
 	for (i = 0; i < nlisted; i++) {
@@ -960,10 +964,10 @@ static bool skip_listed(char **f)
 		if (!strcmp(l->kernel, f[0]) && !fnmatch(l->suite, f[1], 0) &&
 		    !fnmatch(l->name, f[3], 0) && !fnmatch(l->reason, f[4], 0)) {
 			l->seen = true;
-			return true;
+			found = true;
 		}
 	}
-	return false;
+	return found;
 }
 
 static int read_results(const char *path, FILE *failures, FILE *known)

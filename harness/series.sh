@@ -55,13 +55,16 @@ export_series() {
 	# body) becomes 0000-cover-letter.patch, with the shortlog and the
 	# diffstat; it is no patch, so the series does not list it.
 	if [ -f "$3/cover-letter" ]; then
+		# From: and Date: the tip's author's, not the exporter's.
 		git -C "$1" -c diff.noprefix=false -c core.abbrev=9 \
+			-c "user.name=$(git -C "$1" log -1 --format=%an "$2")" \
+			-c "user.email=$(git -C "$1" log -1 --format=%ae "$2")" \
+			-c format.subjectPrefix=PATCH -c format.from=true \
 			-c "branch.$2.description=$(cat "$3/cover-letter")" \
 			format-patch -q --cover-letter \
 			--cover-from-description=subject --zero-commit -n \
 			--no-signature --stat=80 --no-encode-email-headers \
 			-o "$tmp/cover" "base..$2"
-		# Its date is the newest commit's, not the export's.
 		date=$(git -C "$1" log -1 --format=%aD "$2")
 		sed "1,/^\$/s/^Date: .*/Date: $date/" \
 			"$tmp/cover/0000-cover-letter.patch" \

@@ -478,6 +478,7 @@ static void keep_params_admits_nothing(void)
 {
 	struct dl_attr a = good(), o = { .size = DL_ATTR_SIZE_VER1 };
 	long long bw, t0, t1;
+	pid_t pid;
 	long r;
 	int e;
 
@@ -504,18 +505,24 @@ static void keep_params_admits_nothing(void)
 	/* The tree's leak stays until a rebuild: make one. */
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
 
+	/* The other way round, on a sleeping child (see accepted()). */
+	pid = sleeper_spawn();
 	a.sched_flags = 0;
-	REQUIRE(dl_setattr(0, &a, 0) == 0, "setattr: %s", strerror(errno));
+	REQUIRE(dl_setattr(pid, &a, 0) == 0, "setattr: %s", strerror(errno));
 	REQUIRE(dl_bw_of_cpu(0, &bw, &t0) == 0, "read the total");
 	o.sched_flags = DL_FLAG_KEEP_PARAMS;
-	r = dl_setattr(0, &o, 0);
+	r = dl_setattr(pid, &o, 0);
 	e = errno;
 	REQUIRE(dl_bw_of_cpu(0, &bw, &t1) == 0, "read the total");
 	CHECK(r == 0, "SCHED_OTHER with KEEP_PARAMS on a deadline task: %s",
 	      strerror(e));
-	CHECK(sched_getscheduler(0) == SCHED_DEADLINE, "policy is now %d",
-	      sched_getscheduler(0));
+	CHECK(sched_getscheduler(pid) == SCHED_DEADLINE, "policy is now %d",
+	      sched_getscheduler(pid));
 	CHECK(t1 == t0, "total_bw %lld -> %lld", t0, t1);
+	o.sched_flags = 0;
+	CHECK(dl_setattr(pid, &o, 0) == 0, "back to SCHED_OTHER: %s",
+	      strerror(errno));
+	sleeper_end(pid);
 }
 
 int main(void)

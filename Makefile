@@ -110,7 +110,11 @@ help:
 	@sed -n '/^#/!q; s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 deps:
-	@sh harness/deps.sh
+	@sh harness/deps.sh $(DEPS_GROUPS)
+
+# make test's host suite "package" builds the tools' package and checks it
+# with lintian: the packaging tools are its dependencies too.
+test: DEPS_GROUPS = deb
 
 tree: deps
 	@sh harness/tree.sh

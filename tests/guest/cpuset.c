@@ -654,7 +654,7 @@ static void dead_task_bw_after_its_cpu_offline(void)
 {
 	const char *path = "/sys/devices/system/cpu/cpu1/online";
 	long long bw, before, after = 0;
-	int fd, cpu = -1, tries = 0, st = 0, step = 10, round;
+	int fd, cpu = -1, tries = 0, st = 0, round;
 	long max;
 	int64_t t0 = 0, off = 0;
 	pid_t pid;
@@ -720,12 +720,8 @@ static void dead_task_bw_after_its_cpu_offline(void)
 	CHECK(file_put(path, "1") == 0, "CPU 1 back online: %s", strerror(errno));
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
 	/* An exit still under way, its bandwidth still out: 5 s at most. */
-	for (t0 = now_ns(); now_ns() - t0 < (int64_t)(5000 * MS);) {
-		REQUIRE(dl_bw_of_cpu(0, &bw, &after) == 0, "read sched/debug");
-		if (after == before)
-			break;
-		dl_debug_backoff(&step, 100);
-	}
+	dl_total_bw_wait(0, before, 5000);
+	REQUIRE(dl_bw_of_cpu(0, &bw, &after) == 0, "read sched/debug");
 	CHECK(after == before, "total_bw %lld after, %lld before", after,
 	      before);
 }
@@ -948,7 +944,7 @@ static pid_t partition_sleeper(int *go)
  */
 static void offline_under_no_limit(void)
 {
-	int last = ncpus() - 1, st = -1, step = 10, go;
+	int last = ncpus() - 1, st = -1, go;
 	long long bw, before, after = -1;
 	char path[64], c = 1;
 	int64_t t0;
@@ -996,12 +992,8 @@ static void offline_under_no_limit(void)
 	v2_teardown();
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
 	/* Its 0-lag time is 100 ms after its last replenishment at most. */
-	for (t0 = now_ns(); now_ns() - t0 < (int64_t)(5000 * MS);) {
-		REQUIRE(dl_bw_of_cpu(0, &bw, &after) == 0, "read the totals");
-		if (after == before)
-			break;
-		dl_debug_backoff(&step, 100);
-	}
+	dl_total_bw_wait(0, before, 5000);
+	REQUIRE(dl_bw_of_cpu(0, &bw, &after) == 0, "read the totals");
 	CHECK(after == before, "total_bw %lld after, %lld before", after,
 	      before);
 }

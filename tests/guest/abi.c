@@ -257,6 +257,53 @@ static void setattr_period_bounds(void)
 	accepted(&a, "period = max");
 }
 
+/*
+ * The CBS wakeup test multiplies a deadline by a runtime, each in units
+ * of 1024 ns, and compares the products by their signed difference: the
+ * products must stay below 2^63.  Ours accepts a period P and a runtime Q
+ * only while (P >> 10) * (Q >> 10) < 2^62, which only a period limit
+ * above some 2200 s lets a set reach.  At the largest limit, 2^32 - 1 us,
+ * the largest runtime for P = D = that limit is 1125899908095 ns (26% of
+ * the period); 1 ns more is refused.  The tree's class accepts any runtime
+ * up to the deadline there.
+ */
+#define PQ_UNBOUNDED "sched_setattr() accepts a period and runtime whose scaled product the CBS wakeup test cannot compare"
+#define PERIOD_MAX_SYSCTL "sched_deadline_period_max_us"
+
+static void setattr_products_at_period_max(void)
+{
+	const unsigned long long p = 4294967295ULL * NSEC_PER_USEC;
+	const unsigned long long q = 1125899908095ULL;
+	struct dl_attr a, o = { .size = DL_ATTR_SIZE_VER1 };
+	long max = sysctl_get(PERIOD_MAX_SYSCTL);
+	pid_t pid;
+	long r;
+	int e;
+
+	REQUIRE(max > 0, "%s: %s", PERIOD_MAX_SYSCTL, strerror(errno));
+	REQUIRE(sysctl_set(PERIOD_MAX_SYSCTL, 4294967295L) == 0,
+		"%s = 2^32 - 1: %s", PERIOD_MAX_SYSCTL, strerror(errno));
+	a = dl_attr_make(q, p, p, 0);
+	accepted(&a, "runtime 1125899908095 ns, deadline = period = 2^32 - 1 us");
+	a = dl_attr_make(q + 1, p, p, 0);
+	pid = sleeper_spawn();
+	r = dl_setattr(pid, &a, 0);
+	e = errno;
+	DEFECT_CHECK(r == -1 && e == EINVAL, PQ_UNBOUNDED,
+		     "runtime 1125899908096 ns: %s",
+		     r ? strerror(e) : "accepted");
+	if (r == 0)
+		CHECK(dl_setattr(pid, &o, 0) == 0, "back to SCHED_OTHER: %s",
+		      strerror(errno));
+	sleeper_end(pid);
+	/* The same runtime under the default limit's largest period. */
+	CHECK(sysctl_set(PERIOD_MAX_SYSCTL, max) == 0, "restoring %s: %s",
+	      PERIOD_MAX_SYSCTL, strerror(errno));
+	a = dl_attr_make(1ULL << 30, (unsigned long long)max * NSEC_PER_USEC,
+			 (unsigned long long)max * NSEC_PER_USEC, 0);
+	accepted(&a, "runtime 2^30 ns, deadline = period = the default limit");
+}
+
 /* Flags the kernel does not know, and the kernel-only SUGOV flag. */
 static void setattr_bad_flags(void)
 {
@@ -540,6 +587,7 @@ int main(void)
 		TAP_TEST(setattr_period_zero_is_deadline),
 		TAP_TEST(setattr_bit63),
 		TAP_TEST(setattr_period_bounds),
+		TAP_TEST(setattr_products_at_period_max),
 		TAP_TEST(setattr_bad_flags),
 		TAP_TEST(setattr_no_such_pid),
 		TAP_TEST(setattr_unprivileged),

@@ -637,26 +637,54 @@ static void past_zero_lag(int64_t t0)
 		usleep(100 * 1000);
 }
 
+/* The default root domain's total from our sched/deadline_pool, or -1. */
+static long long def_rd_total(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/sched/deadline_pool", "r");
+	long long limit, total = -1;
+	char line[160];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "def rd_bw %lld rd_total_bw %lld", &limit,
+			   &total) == 2)
+			break;
+	fclose(f);
+	return total;
+}
+
+/* CPU 0's root domain's total, or DL_BW_NONE. */
+static long long cpu0_total(void)
+{
+	long long bw, total;
+
+	return dl_bw_of_cpu(0, &bw, &total) ? DL_BW_NONE : total;
+}
+
 /*
  * A deadline task that dies on CPU 1 gives its bandwidth back at its
- * 0-lag time.  When CPU 1 goes offline before that time, the return
- * must still reach the root domain that counts it.  The classic class
- * takes the root domain from the dead task's CPU when the time comes:
- * once that CPU is offline it is the default root domain, which has no
- * active CPU, and the return divides by that count in
- * inactive_task_timer(): a "divide error", or the trap gcc compiled in
- * its place ("invalid opcode" in inactive_task_timer.cold), a panic
- * (6.12.118).  So on the classic class
- * it runs in a boot of its own ("cpuset zero-lag-offline", boot zerolag),
- * where that panic is expected, and is skipped in the suite's others.
+ * 0-lag time, never earlier: when CPU 1 goes offline meanwhile, it stays
+ * counted in the live root domain until that time, and then nothing of
+ * it stays anywhere, the default root domain (where the offline CPU is)
+ * included.  The classic class takes the root domain from the dead
+ * task's CPU when the time comes: once that CPU is offline it is the
+ * default root domain, which has no active CPU, and the return divides
+ * by that count in inactive_task_timer(): a "divide error", or the trap
+ * gcc compiled in its place ("invalid opcode" in
+ * inactive_task_timer.cold), a panic (6.12.118).  So on the classic
+ * class it runs in a boot of its own ("cpuset zero-lag-offline", boot
+ * zerolag), where that panic is expected, and is skipped in the suite's
+ * others; the totals it reads before the panic are shown, not judged.
  */
 static void dead_task_bw_after_its_cpu_offline(void)
 {
 	const char *path = "/sys/devices/system/cpu/cpu1/online";
-	long long bw, before, after = 0;
+	long long bw, before, after = 0, servers, job_bw, srv1;
+	long long online = 0, offline = 0, def = 0, gone = 0, def_gone = 0;
 	int fd, cpu = -1, tries = 0, st = 0, round;
+	int64_t t0 = 0, off = 0, seen = 0;
 	long max;
-	int64_t t0 = 0, off = 0;
 	pid_t pid;
 
 	need_smp();
@@ -665,6 +693,9 @@ static void dead_task_bw_after_its_cpu_offline(void)
 		     "inactive_task_timer()): boot zerolag runs it alone");
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
 	REQUIRE(dl_bw_of_cpu(0, &bw, &before) == 0, "read sched/debug");
+	servers = dl_fair_servers_bw();
+	/* runtime / period in 2^-20 units, rounded down as the kernel does */
+	job_bw = (long long)((200 * MS << 20) / JOB_PERIOD);
 	/* A period longer than the default limit (4.19 s) allows. */
 	max = sysctl_get(PERIOD_MAX);
 	REQUIRE(max > 0 && sysctl_set(PERIOD_MAX, JOB_PERIOD / 1000) == 0,
@@ -696,30 +727,62 @@ static void dead_task_bw_after_its_cpu_offline(void)
 						   "a dead task's bandwidth "
 						   "returned after its CPU went "
 						   "offline divides by no CPU");
+		online = cpu0_total();
 		CHECK(file_put(path, "0") == 0, "CPU 1 offline: %s",
 		      strerror(errno));
 		off = now_ns() - t0;
-		tap_diag("CPU 1 offline %lld ms after the job began, %d tries",
-			 (long long)(off / MS), tries);
-		if (off < (int64_t)JOB_ZERO_LAG)
+		offline = cpu0_total();
+		def = def_rd_total();
+		seen = now_ns() - t0;
+		tap_diag("CPU 1 offline %lld ms after the job began, %d tries; "
+			 "CPU 0's total %lld, then %lld; the default root "
+			 "domain's %lld", (long long)(off / MS), tries, online,
+			 offline, def);
+		if (seen < (int64_t)JOB_ZERO_LAG)
 			break;
 		past_zero_lag(t0);
 		CHECK(file_put(path, "1") == 0, "CPU 1 back online: %s",
 		      strerror(errno));
+	}
+	srv1 = servers - dl_fair_servers_bw();
+	/* Past the 0-lag time, and the earlier tries' too. */
+	if (seen < (int64_t)JOB_ZERO_LAG) {
+		past_zero_lag(t0);
+		/* An exit still under way, its bandwidth still out: 5 s. */
+		dl_total_bw_wait(0, before - srv1, 5000);
+		gone = cpu0_total();
+		def_gone = def_rd_total();
+		tap_diag("past the 0-lag time, CPU 0's total %lld, the default "
+			 "root domain's %lld", gone, def_gone);
 	}
 	CHECK(sysctl_set(PERIOD_MAX, max) == 0, "restoring %s: %s",
 	      PERIOD_MAX, strerror(errno));
 	REQUIRE(WIFEXITED(st) && !WEXITSTATUS(st),
 		"job: status %#x (1: affinity or admission, 2: its report)", st);
 	REQUIRE(cpu == 1, "no job ended on CPU 1 in %d tries", tries);
-	CHECK(off < (int64_t)JOB_ZERO_LAG, "CPU 1 went offline only after "
+	CHECK(seen < (int64_t)JOB_ZERO_LAG, "CPU 1 went offline only after "
 	      "the job's 0-lag time, in each of 3 rounds: the case did not "
 	      "happen");
-	/* Past the 0-lag time, and the earlier tries' too. */
-	past_zero_lag(t0);
+	if (!CLASSIC_DL() && seen < (int64_t)JOB_ZERO_LAG) {
+		CHECK(online == before + job_bw, "CPU 0's total %lld with the "
+		      "job's %lld waiting, %lld before the job", online,
+		      job_bw, before);
+		CHECK(offline == before - srv1 + job_bw, "CPU 0's total %lld "
+		      "with CPU 1 offline, want %lld: %lld before the job, "
+		      "less CPU 1's fair server %lld, and the job's %lld, "
+		      "still waiting", offline, before - srv1 + job_bw,
+		      before, srv1, job_bw);
+		CHECK(def == 0 || def == srv1, "the default root domain's "
+		      "total %lld with CPU 1 offline: CPU 1's fair server is "
+		      "%lld, and no task is there", def, srv1);
+		CHECK(gone == before - srv1, "CPU 0's total %lld past the "
+		      "0-lag time, CPU 1 still offline, want %lld", gone,
+		      before - srv1);
+		CHECK(def_gone == def, "the default root domain's total %lld "
+		      "past the 0-lag time, %lld before it", def_gone, def);
+	}
 	CHECK(file_put(path, "1") == 0, "CPU 1 back online: %s", strerror(errno));
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
-	/* An exit still under way, its bandwidth still out: 5 s at most. */
 	dl_total_bw_wait(0, before, 5000);
 	REQUIRE(dl_bw_of_cpu(0, &bw, &after) == 0, "read sched/debug");
 	CHECK(after == before, "total_bw %lld after, %lld before", after,

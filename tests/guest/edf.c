@@ -26,8 +26,10 @@
 #include <unistd.h>
 
 #include "dl.h"
+#include "file.h"
 #include "spin.h"
 #include "tap.h"
+#include "trace.h"
 
 #define MS 1000000LL
 #define MAX_TASKS 16
@@ -866,9 +868,218 @@ static void cfs_starved_served_within_a_period(void)
 	      (long long)gap);
 }
 
+/*
+ * Schedstats of deadline tasks (kernel.sched_schedstats=1): a task waits
+ * from when it is queued, or preempted, until it runs, and the class adds
+ * each wait to /proc/PID/sched (wait_count, wait_sum) and sends it as a
+ * sched_stat_wait event, as the other classes do.  On one CPU a short
+ * task E (2/10 ms) runs a 1 ms job every 10 ms while a long one L
+ * (150/300 ms) spins: E preempts L at each release and runs at once.  So
+ * E waits once a job, briefly; L once at its own wakeup and once a job,
+ * about a job each time.  The figures are deltas over the run, read while
+ * both sleep, and the events of the run must be those very waits.  No
+ * task migrates, none is throttled: the tree's class (6.12) counts those
+ * cases wrong (a wait that migrates or starts throttled ends with the
+ * clock's whole value), ours does not, and the test stays out of them.
+ * Neither class counts a deadline task's sleep (the tree's stamps none
+ * in 6.12): the sleep sums are only reported.
+ */
+#define ST_JOBS 10
+#define ST_E_P (10 * MS)
+#define ST_E_RUN (1 * MS)
+/* L spins from the start to a period after E's last release. */
+#define ST_LEN ((ST_JOBS + 1) * ST_E_P)
+/* A wakeup and a switch, and the clock reads around them, under -icount. */
+#define ST_SWITCH (MS / 2)
+/* Room for kernel threads that wake meanwhile and take the CPU from L. */
+#define ST_EXTRA_WAITS 3
+#define ST_EXTRA_TIME (5 * MS)
+#define TRACEFS "/sys/kernel/tracing"
+
+struct wstats {
+	int64_t count, sum, sleep;
+};
+
+/* A field of /proc/PID/sched: a count, or a time in ns (shown in ms). */
+static int64_t sched_field(pid_t pid, const char *name)
+{
+	size_t n = strlen(name);
+	char path[64], line[256];
+	long long ms, ns;
+	int64_t v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon || strncmp(line, name, n) ||
+		    (line[n] != ' ' && line[n] != ':'))
+			continue;
+		if (sscanf(colon + 1, "%lld.%lld", &ms, &ns) == 2)
+			v = ms * MS + ns;
+		else if (sscanf(colon + 1, "%lld", &ms) == 1)
+			v = ms;
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+static void read_wstats(pid_t pid, struct wstats *w)
+{
+	w->count = sched_field(pid, "wait_count");
+	w->sum = sched_field(pid, "wait_sum");
+	w->sleep = sched_field(pid, "sum_sleep_runtime");
+	REQUIRE(w->count >= 0 && w->sum >= 0 && w->sleep >= 0,
+		"no schedstats in /proc/%d/sched", (int)pid);
+}
+
+/* The sched_stat_wait events of @pid in the trace: how many, their sum. */
+static void stat_wait_events(pid_t pid, int64_t *count, int64_t *sum)
+{
+	char line[512], key[32];
+	long long delay;
+	FILE *f = fopen(TRACEFS "/trace", "r");
+
+	REQUIRE(f, "open the trace: %s", strerror(errno));
+	*count = *sum = 0;
+	snprintf(key, sizeof(key), " pid=%d ", (int)pid);
+	while (fgets(line, sizeof(line), f)) {
+		char *d = strstr(line, " delay=");
+
+		if (!strstr(line, " sched_stat_wait: ") || !strstr(line, key) ||
+		    !d || sscanf(d, " delay=%lld", &delay) != 1)
+			continue;
+		(*count)++;
+		*sum += delay;
+	}
+	fclose(f);
+}
+
+static void schedstats_count_deadline_waits(void)
+{
+	int64_t start, ec, es, lc, ls, ec0, es0, lc0, ls0, i;
+	struct wstats e0, e1, l0, l1;
+	struct trace_ev *evs;
+	long old;
+	pid_t e, l;
+
+	need_one_cpu();
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	REQUIRE(dl_total_bw_wait_idle(0, 30000) == 0,
+		"deadline bandwidth still held 30 s on");
+	old = sysctl_get("sched_schedstats");
+	REQUIRE(old >= 0, "no kernel.sched_schedstats (CONFIG_SCHEDSTATS): %s",
+		strerror(errno));
+	REQUIRE(sysctl_set("sched_schedstats", 1) == 0, "schedstats on: %s",
+		strerror(errno));
+	/* tracefs is slow to set up under -icount: before the start. */
+	REQUIRE(trace_start_with(0) == 0, "tracefs: %s", strerror(errno));
+	start = now_ns() + 500 * MS;
+	e = fork();
+	REQUIRE(e >= 0, "fork");
+	if (e == 0) {
+		if (dl_become(2 * MS, ST_E_P, ST_E_P, 0))
+			_exit(1);
+		for (i = 0; i < ST_JOBS; i++) {
+			sleep_until(start + ST_E_P / 2 + i * ST_E_P);
+			spin_cpu(ST_E_RUN);
+		}
+		for (;;)
+			pause();
+	}
+	l = fork();
+	REQUIRE(l >= 0, "fork");
+	if (l == 0) {
+		if (dl_become(150 * MS, 300 * MS, 300 * MS, 0))
+			_exit(1);
+		sleep_until(start);
+		while (now_ns() < start + ST_LEN)
+			;
+		for (;;)
+			pause();
+	}
+	/* Both deadline tasks now, asleep until the start. */
+	REQUIRE(file_put(TRACEFS "/events/sched/sched_stat_wait/filter",
+			 "pid == %d || pid == %d", (int)e, (int)l) == 0 &&
+		file_put(TRACEFS "/events/sched/sched_stat_wait/enable",
+			 "1") == 0, "sched_stat_wait: %s", strerror(errno));
+	sleep_until(start - 50 * MS);
+	if (sched_getscheduler(e) != SCHED_DEADLINE ||
+	    sched_getscheduler(l) != SCHED_DEADLINE) {
+		kill(e, SIGKILL);
+		kill(l, SIGKILL);
+		waitpid(e, NULL, 0);
+		waitpid(l, NULL, 0);
+		sysctl_set("sched_schedstats", old);
+		REQUIRE(0, "E and L are not both deadline tasks (admission)");
+	}
+	read_wstats(e, &e0);
+	read_wstats(l, &l0);
+	/* The events so far: the waits of the forks and setattrs. */
+	stat_wait_events(e, &ec0, &es0);
+	stat_wait_events(l, &lc0, &ls0);
+	REQUIRE(now_ns() < start - 10 * MS, "the figures before the start "
+		"were read %lld ms late", (long long)((now_ns() - start) / MS));
+	sleep_until(start + ST_LEN + 50 * MS);
+	read_wstats(e, &e1);
+	read_wstats(l, &l1);
+	file_put(TRACEFS "/tracing_on", "0");
+	stat_wait_events(e, &ec, &es);
+	stat_wait_events(l, &lc, &ls);
+	ec -= ec0;
+	es -= es0;
+	lc -= lc0;
+	ls -= ls0;
+	if (trace_stop_read(&evs) >= 0)
+		free(evs);
+	file_put(TRACEFS "/events/sched/sched_stat_wait/filter", "0");
+	kill(e, SIGKILL);
+	kill(l, SIGKILL);
+	waitpid(e, NULL, 0);
+	waitpid(l, NULL, 0);
+	sysctl_set("sched_schedstats", old);
+
+	tap_diag("E: %lld waits, %.3f ms (events %lld, %.3f ms), slept %.3f ms",
+		 (long long)(e1.count - e0.count), (e1.sum - e0.sum) / 1e6,
+		 (long long)ec, es / 1e6, (e1.sleep - e0.sleep) / 1e6);
+	tap_diag("L: %lld waits, %.3f ms (events %lld, %.3f ms), slept %.3f ms",
+		 (long long)(l1.count - l0.count), (l1.sum - l0.sum) / 1e6,
+		 (long long)lc, ls / 1e6, (l1.sleep - l0.sleep) / 1e6);
+	/* E runs at each release, at once. */
+	CHECK(e1.count - e0.count == ST_JOBS, "E waited %lld times in %d jobs",
+	      (long long)(e1.count - e0.count), ST_JOBS);
+	CHECK(e1.sum - e0.sum <= ST_JOBS * ST_SWITCH,
+	      "E waited %lld ns in all", (long long)(e1.sum - e0.sum));
+	/* L: its wakeup, and a job of E's each preemption. */
+	CHECK(l1.count - l0.count >= ST_JOBS + 1 &&
+	      l1.count - l0.count <= ST_JOBS + 1 + ST_EXTRA_WAITS,
+	      "L waited %lld times for %d preemptions",
+	      (long long)(l1.count - l0.count), ST_JOBS);
+	CHECK(l1.sum - l0.sum >= ST_JOBS * ST_E_RUN &&
+	      l1.sum - l0.sum <= ST_JOBS * (ST_E_RUN + ST_SWITCH) +
+				 ST_EXTRA_TIME,
+	      "L waited %lld ns for %d jobs of %lld ns",
+	      (long long)(l1.sum - l0.sum), ST_JOBS, (long long)ST_E_RUN);
+	/* Each wait counted is a sched_stat_wait event, to the ns. */
+	CHECK(ec == e1.count - e0.count && es == e1.sum - e0.sum,
+	      "E: %lld events of %lld ns for %lld waits of %lld ns",
+	      (long long)ec, (long long)es, (long long)(e1.count - e0.count),
+	      (long long)(e1.sum - e0.sum));
+	CHECK(lc == l1.count - l0.count && ls == l1.sum - l0.sum,
+	      "L: %lld events of %lld ns for %lld waits of %lld ns",
+	      (long long)lc, (long long)ls, (long long)(l1.count - l0.count),
+	      (long long)(l1.sum - l0.sum));
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
+		TAP_TEST(schedstats_count_deadline_waits),
 		TAP_TEST(release_together_run_in_deadline_order),
 		TAP_TEST(earlier_deadline_preempts),
 		TAP_TEST(later_absolute_deadline_waits),

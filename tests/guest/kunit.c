@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kunit [-f GLOB] MODULE SUITE [PARAM=VALUE...]: loads
- * /lib/modules/dlk/MODULE.ko with those module parameters, whose KUnit
- * suite SUITE runs as it loads, and prints the suite's KTAP results from
- * /sys/kernel/debug/kunit/SUITE/results.  -f runs only the cases that
- * KUnit's filter GLOB ("suite.case") keeps.
+ * kunit [-f GLOB] [-w FILE=VALUE] [-u] MODULE SUITE [PARAM=VALUE...]:
+ * loads /lib/modules/dlk/MODULE.ko with those module parameters, whose
+ * KUnit suite SUITE runs as it loads, and prints the suite's KTAP results
+ * from /sys/kernel/debug/kunit/SUITE/results.  -f runs only the cases
+ * that KUnit's filter GLOB ("suite.case") keeps.  -w writes VALUE to FILE
+ * (a sysctl) while the module loads and puts the old value back after;
+ * a FILE the kernel does not have is left alone (the module's cases say
+ * what that means).  -u unloads the module after, so that another suite
+ * can load it again with other parameters.
  *
  * The modules are built against each kernel out of tree, so that the
  * pristine tree runs the same tests as ours.  While one loads, the
@@ -49,21 +53,86 @@ static int case_failed(const char *line)
 	return s != line && !strncmp(s, "not ok ", 7);
 }
 
-int main(int argc, char **argv)
+/* The sysctl of -w: its path, the value to write, the value it had. */
+struct knob {
+	char path[200];
+	const char *value;
+	char old[64];
+	int set;
+};
+
+/* -w FILE=VALUE: writes VALUE if FILE exists, keeping its value. */
+static int knob_set(struct knob *k, const char *arg)
 {
-	char path[256], saved[64] = "", buf[4096], params[1024] = "";
-	const char *glob = NULL;
-	int fd, ret, err, i, failed = 0;
+	const char *eq = strchr(arg, '=');
 	FILE *f;
 
-	if (argc > 2 && !strcmp(argv[1], "-f")) {
-		glob = argv[2];
+	if (!eq || (size_t)(eq - arg) >= sizeof(k->path)) {
+		errno = EINVAL;
+		return bail("-w FILE=VALUE", arg);
+	}
+	memcpy(k->path, arg, eq - arg);
+	k->path[eq - arg] = '\0';
+	k->value = eq + 1;
+	f = fopen(k->path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(k->old, sizeof(k->old), f))
+		k->old[0] = '\0';
+	fclose(f);
+	k->old[strcspn(k->old, "\n")] = '\0';
+	if (file_put(k->path, "%s", k->value) < 0)
+		return bail("-w written", k->path);
+	k->set = 1;
+	return 0;
+}
+
+static void knob_restore(struct knob *k)
+{
+	if (k->set && k->old[0])
+		file_put(k->path, "%s", k->old);
+	k->set = 0;
+}
+
+static int run(int argc, char **argv, const char *glob, int unload);
+
+int main(int argc, char **argv)
+{
+	struct knob knob = { .set = 0 };
+	const char *glob = NULL;
+	int unload = 0, ret;
+
+	for (;;) {
+		if (argc > 2 && !strcmp(argv[1], "-f")) {
+			glob = argv[2];
+		} else if (argc > 2 && !strcmp(argv[1], "-w")) {
+			if (knob_set(&knob, argv[2]))
+				return 1;
+		} else if (argc > 1 && !strcmp(argv[1], "-u")) {
+			unload = 1;
+			argc--;
+			argv++;
+			continue;
+		} else {
+			break;
+		}
 		argc -= 2;
 		argv += 2;
 	}
+	ret = run(argc, argv, glob, unload);
+	knob_restore(&knob);
+	return ret;
+}
+
+static int run(int argc, char **argv, const char *glob, int unload)
+{
+	char path[256], saved[64] = "", buf[4096], params[1024] = "";
+	int fd, ret, err, i, failed = 0;
+	FILE *f;
+
 	if (argc < 3) {
-		fprintf(stderr, "usage: kunit [-f GLOB] MODULE SUITE "
-			"[PARAM=VALUE...]\n");
+		fprintf(stderr, "usage: kunit [-f GLOB] [-w FILE=VALUE] [-u] "
+			"MODULE SUITE [PARAM=VALUE...]\n");
 		return 2;
 	}
 	for (i = 3; i < argc; i++) {
@@ -115,5 +184,10 @@ int main(int argc, char **argv)
 		failed |= case_failed(buf);
 	}
 	fclose(f);
+	fflush(stdout);
+	if (unload && syscall(SYS_delete_module, argv[1], O_NONBLOCK) < 0) {
+		printf("# unloading %s: %s\n", argv[1], strerror(errno));
+		failed = 1;
+	}
 	return failed;
 }

@@ -59,6 +59,25 @@
 #define DLK_DEFECT_VAR "DL"
 #include "dlk_defect.h"
 
+/*
+ * overrun_us: the value the runner put in the EDF-CBS sysctl
+ * kernel.sched_deadline_rcu_overrun_us (tests/guest/kunit.c -w), the
+ * overrun L a task may run up inside a reader before it is throttled
+ * there; -1 (the default) leaves the sysctl at its default, a tick.  The
+ * sysctl is EDF-CBS's: elsewhere the cases that set it are skipped.
+ */
+static int overrun_us = -1;
+module_param(overrun_us, int, 0444);
+MODULE_PARM_DESC(overrun_us, "kernel.sched_deadline_rcu_overrun_us set by the runner, -1: left at its default");
+
+static void skip_without_knob(struct kunit *test)
+{
+#ifndef CONFIG_SCHED_DL_EDF_CBS
+	if (overrun_us >= 0)
+		kunit_skip(test, "no kernel.sched_deadline_rcu_overrun_us (the classic implementation)");
+#endif
+}
+
 enum reader_mode {
 	READER_AT_EXHAUSTION,	/* in a reader when the budget runs out */
 	READER_LONG,		/* spins LONG_READER inside a reader */
@@ -259,7 +278,16 @@ static void grace_period_not_held_by_budget(struct kunit *test)
 	struct reader *r;
 	u64 gp;
 
+	skip_without_knob(test);
 	r = run_reader(test, READER_AT_EXHAUSTION, &gp);
+	/* L = 0: throttled at once, as the classic class does. */
+	if (overrun_us == 0) {
+		KUNIT_EXPECT_TRUE_MSG(test, r->inside.throttled && gp > GP_BOUND,
+				      "with no overrun allowed: %s inside the reader, a grace period waited %lld ms",
+				      r->inside.throttled ? "throttled" : "not throttled",
+				      gp == U64_MAX ? -1LL : (s64)(gp / MS));
+		return;
+	}
 	/* The one defect, its cause and its effect. */
 	DEFECT_EXPECT(test, !r->inside.throttled && gp <= GP_BOUND,
 		      "throttled in an RCU reader, it holds grace periods",
@@ -282,6 +310,7 @@ static void overrun_in_reader_is_repaid(struct kunit *test)
 	s64 moved, want;
 	u64 gp;
 
+	skip_without_knob(test);
 	r = run_reader(test, READER_AT_EXHAUSTION, &gp);
 	KUNIT_EXPECT_LE(test, r->inside.charges_in_debt, 1);
 	KUNIT_EXPECT_EQ(test, r->after.charges_in_debt, 0);
@@ -312,16 +341,34 @@ static void overrun_in_reader_is_repaid(struct kunit *test)
  */
 static void long_reader_still_throttled(struct kunit *test)
 {
+	s64 limit = overrun_us >= 0 ? (s64)overrun_us * NSEC_PER_USEC :
+				      (s64)TICK_NSEC;
 	struct reader *r;
 	u64 gp;
 
+	skip_without_knob(test);
 	r = run_reader(test, READER_LONG, &gp);
 	KUNIT_EXPECT_TRUE(test, r->inside.throttled);
 	if (r->inside.charges_in_debt >= 2)
-		KUNIT_EXPECT_GT_MSG(test, r->inside.debt_before_last,
-				    -(s64)TICK_NSEC,
+		KUNIT_EXPECT_GT_MSG(test, r->inside.debt_before_last, -limit,
 				    "a charge let through with %lld us of debt",
 				    -r->inside.debt_before_last / 1000);
+	/*
+	 * The bound on the overrun: the throttle comes at the first charge
+	 * made with L or more of debt, so the last debt seen before it is
+	 * between L less the one charge that may have gone unseen (a tick)
+	 * and L plus a charge (a tick, 2 ms more for a late tick).  Only
+	 * where L spans several ticks, so that the charges in between show.
+	 */
+	if (overrun_us >= 2 * (int)(TICK_NSEC / NSEC_PER_USEC)) {
+		kunit_info(test, "overrun allowed %d us: the last debt seen %lld us, %d charges in debt\n",
+			   overrun_us, -r->inside.last_debt / 1000,
+			   r->inside.charges_in_debt);
+		KUNIT_EXPECT_GE(test, -r->inside.last_debt,
+				limit - (s64)TICK_NSEC);
+		KUNIT_EXPECT_LE(test, -r->inside.last_debt,
+				limit + (s64)TICK_NSEC + 2 * (s64)MS);
+	}
 }
 
 static struct kunit_case dl_rcu_cases[] = {

@@ -98,7 +98,7 @@ static int run(int argc, char **argv, const char *glob, int unload);
 
 int main(int argc, char **argv)
 {
-	struct knob knob = { .set = 0 };
+	struct knob knob = { .value = NULL };
 	const char *glob = NULL;
 	int unload = 0, ret;
 
@@ -106,6 +106,11 @@ int main(int argc, char **argv)
 		if (argc > 2 && !strcmp(argv[1], "-f")) {
 			glob = argv[2];
 		} else if (argc > 2 && !strcmp(argv[1], "-w")) {
+			/* One file: a second would not be put back. */
+			if (knob.value) {
+				errno = EINVAL;
+				return bail("one -w", argv[2]);
+			}
 			if (knob_set(&knob, argv[2]))
 				return 1;
 		} else if (argc > 1 && !strcmp(argv[1], "-u")) {

@@ -1037,6 +1037,7 @@ static void schedstats_count_deadline_waits(void)
 	ls -= ls0;
 	if (trace_stop_read(&evs) >= 0)
 		free(evs);
+	file_put(TRACEFS "/events/sched/sched_stat_wait/enable", "0");
 	file_put(TRACEFS "/events/sched/sched_stat_wait/filter", "0");
 	kill(e, SIGKILL);
 	kill(l, SIGKILL);

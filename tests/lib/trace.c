@@ -27,29 +27,93 @@ static int put(const char *file, const char *val)
 	return r ? -1 : 0;
 }
 
+/*
+ * The events trace_start_with() may turn on, with the TRACE_* bits that
+ * ask for each (0: always).  Turning an event on or off patches kernel
+ * text: the tracepoint's static key and static call.  A guest of several
+ * vCPUs under multi-threaded TCG has been seen, twice in some hundred
+ * boots, to execute the patching breakpoint after the patch was done
+ * ("Oops: int3" in __schedule() and ttwu_do_activate(), on both
+ * kernels), so such guests turn these events on at boot, before the
+ * other CPUs start (trace_event= on the command line), and tracing here
+ * leaves an event as it found it.
+ */
+static const struct {
+	const char *file;
+	unsigned int what;
+} events[] = {
+	{ "events/sched/sched_switch/enable", 0 },
+	{ "events/sched/sched_wakeup/enable", 0 },
+	{ "events/sched/sched_wakeup_new/enable", 0 },
+	{ "events/timer/hrtimer_start/enable", TRACE_DL_TIMERS },
+	{ "events/timer/hrtimer_expire_entry/enable",
+	  TRACE_DL_TIMERS | TRACE_TICKS },
+	{ "events/sched/sched_migrate_task/enable", TRACE_MIGRATIONS },
+};
+#define NEVENTS (sizeof(events) / sizeof(events[0]))
+
+/* The events this trace turned on, to turn off at its end; its bits. */
+static bool turned_on[NEVENTS];
+static unsigned int traced;
+
+/* Whether an event's enable file reads 1 (also "1*", on in soft mode). */
+static bool is_on(const char *file)
+{
+	char path[128], c = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fread(&c, 1, 1, f) != 1)
+		c = 0;
+	fclose(f);
+	return c == '1';
+}
+
 int trace_start_with(unsigned int what)
 {
 	struct stat st;
+	size_t i;
 
 	if (stat(TRACEFS "/trace", &st) &&
 	    mount("tracefs", TRACEFS, "tracefs", 0, NULL))
 		return -1;
 	if (put("tracing_on", "0") || put("trace", "") ||
-	    put("trace_clock", "mono") || put("buffer_size_kb", "8192") ||
-	    put("events/sched/sched_switch/enable", "1") ||
-	    put("events/sched/sched_wakeup/enable", "1") ||
-	    put("events/sched/sched_wakeup_new/enable", "1"))
+	    put("trace_clock", "mono") || put("buffer_size_kb", "8192"))
 		return -1;
-	if ((what & TRACE_DL_TIMERS) &&
-	    put("events/timer/hrtimer_start/enable", "1"))
-		return -1;
-	if ((what & (TRACE_DL_TIMERS | TRACE_TICKS)) &&
-	    put("events/timer/hrtimer_expire_entry/enable", "1"))
-		return -1;
-	if ((what & TRACE_MIGRATIONS) &&
-	    put("events/sched/sched_migrate_task/enable", "1"))
-		return -1;
+	traced = what;
+	for (i = 0; i < NEVENTS; i++) {
+		turned_on[i] = false;
+		if (events[i].what && !(events[i].what & what))
+			continue;
+		if (is_on(events[i].file))
+			continue;
+		if (put(events[i].file, "1"))
+			return -1;
+		turned_on[i] = true;
+	}
 	return put("tracing_on", "1");
+}
+
+/*
+ * Whether @ev is of an event the trace asked for: one left on at boot
+ * records into the same buffer.
+ */
+static bool asked_for(const struct trace_ev *ev)
+{
+	switch (ev->kind) {
+	case TR_DL_TIMER_ARM:
+	case TR_DL_TIMER_FIRE:
+		return traced & TRACE_DL_TIMERS;
+	case TR_TICK:
+		return traced & (TRACE_DL_TIMERS | TRACE_TICKS);
+	case TR_MIGRATE:
+		return traced & TRACE_MIGRATIONS;
+	default:
+		return true;
+	}
 }
 
 int trace_start(void)
@@ -168,7 +232,7 @@ static int parse_line(const char *line, struct trace_ev *ev)
 
 int trace_stop_read(struct trace_ev **evs)
 {
-	size_t n = 0, cap = 4096;
+	size_t n = 0, cap = 4096, i;
 	struct trace_ev *v;
 	char line[512];
 	FILE *f;
@@ -192,12 +256,13 @@ int trace_stop_read(struct trace_ev **evs)
 			v = w;
 			cap *= 2;
 		}
-		n += parse_line(line, &v[n]);
+		if (parse_line(line, &v[n]) && asked_for(&v[n]))
+			n++;
 	}
 	fclose(f);
-	put("events/sched/enable", "0");
-	put("events/timer/hrtimer_start/enable", "0");
-	put("events/timer/hrtimer_expire_entry/enable", "0");
+	for (i = 0; i < NEVENTS; i++)
+		if (turned_on[i])
+			put(events[i].file, "0");
 	if (!v)
 		return -1;
 	/* The file merges the per-CPU buffers in time order already. */

@@ -24,6 +24,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -64,18 +65,30 @@
  * kernel.sched_deadline_rcu_overrun_us (tests/guest/kunit.c -w), the
  * overrun L a task may run up inside a reader before it is throttled
  * there; -1 (the default) leaves the sysctl at its default, a tick.  The
- * sysctl is EDF-CBS's: elsewhere the cases that set it are skipped.
+ * sysctl is EDF-CBS's, and the tree's with patches/classic-fixes (0017):
+ * where it is absent the cases that set it are skipped.
  */
 static int overrun_us = -1;
 module_param(overrun_us, int, 0444);
 MODULE_PARM_DESC(overrun_us, "kernel.sched_deadline_rcu_overrun_us set by the runner, -1: left at its default");
 
+#define OVERRUN_SYSCTL "/proc/sys/kernel/sched_deadline_rcu_overrun_us"
+
+/* Whether the kernel has the sysctl: ours, and the tree's with its fix. */
+static bool knob_present(void)
+{
+	struct file *f = filp_open(OVERRUN_SYSCTL, O_RDONLY, 0);
+
+	if (IS_ERR(f))
+		return false;
+	filp_close(f, NULL);
+	return true;
+}
+
 static void skip_without_knob(struct kunit *test)
 {
-#ifndef CONFIG_SCHED_DL_EDF_CBS
-	if (overrun_us >= 0)
+	if (overrun_us >= 0 && !knob_present())
 		kunit_skip(test, "no kernel.sched_deadline_rcu_overrun_us (the classic implementation)");
-#endif
 }
 
 enum reader_mode {

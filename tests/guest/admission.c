@@ -526,6 +526,62 @@ static void returned_when_sleeping_task_leaves(void)
 }
 
 /*
+ * The 0-lag time of a task that leaves the class is runtime * period /
+ * dl_runtime before its deadline.  For a runtime of 3 s in a period of
+ * 4 s the product, 1.2e19 ns^2, does not fit 63 bits.  The task spins
+ * 10 ms and leaves, so its 0-lag time is 13.3 ms after it became a
+ * deadline task: its bandwidth must be back 1 s later at the most.  The
+ * classic class's product wraps and puts the 0-lag time some 6 s later;
+ * the test waits for that too, so that the next rebuild does not come
+ * before it (the rebuild's own defect would then take it twice).
+ */
+#define ZERO_LAG_WRAPS "the 0-lag time of a task whose runtime * period exceeds 2^63 ns^2 wraps"
+
+static void zero_lag_of_a_long_runtime(void)
+{
+	struct sched_param sp = { 0 };
+	long long base, t;
+	int done[2];
+	bool ok;
+	pid_t pid;
+	char c = 0;
+
+	known_state();
+	avail_bw(&base);
+	REQUIRE(pipe(done) == 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(done[0]);
+		if (dl_become(3000 * NSEC_PER_MSEC, 4000 * NSEC_PER_MSEC,
+			      4000 * NSEC_PER_MSEC, 0))
+			_exit(1);
+		spin_cpu(10 * NSEC_PER_MSEC);
+		if (sched_setscheduler(0, SCHED_OTHER, &sp) ||
+		    write(done[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(done[1]);
+	if (read(done[0], &c, 1) != 1) {
+		close(done[0]);
+		waitpid(pid, NULL, 0);
+		REQUIRE(0, "the task did not become a 3 s / 4 s deadline task "
+			"and leave (admission?)");
+	}
+	close(done[0]);
+	ok = returned(base, &t);
+	if (!ok)
+		dl_total_bw_wait(0, base, 10000);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	DEFECT_CHECK(ok, ZERO_LAG_WRAPS, "1 s after the task left: total_bw "
+		     "%lld, was %lld before", t, base);
+	known_state();
+}
+
+/*
  * Any access to the sched_rt sysctls rebuilds the root domains'
  * accounting from the deadline tasks that exist.  A task that has left
  * the class but whose bandwidth is held until its 0-lag time is not among
@@ -947,6 +1003,7 @@ int main(void)
 		TAP_TEST(returned_when_sleeping_task_leaves),
 		TAP_TEST(held_until_zero_lag_after_exit),
 		TAP_TEST(held_until_zero_lag_after_leaving),
+		TAP_TEST(zero_lag_of_a_long_runtime),
 		TAP_TEST(rebuild_with_pending_zero_lag),
 		TAP_TEST(servers_kept_across_rebuild),
 		TAP_TEST(returned_after_boosted_task_leaves),

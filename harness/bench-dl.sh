@@ -14,16 +14,24 @@
 # boots); the table gives the medians and the ratio stock/ours (> 1:
 # ours is faster), and they go, tab-separated (figure, stock, ours,
 # ratio), to $DLK_OUT/bench/dl.tsv.
-#   BENCH_DL_R=3 (runs)  BENCH_DL_N='1 16 256 1024' (task counts)
+# The SCHED_OTHER ping-pong (switch-other) runs beside the deadline one on
+# the same kernel, the bound of what a deadline switch can cost.  Guests
+# of several vCPUs under -icount (BENCH_DL_PINNED) run with admission off
+# and every task pinned to CPU 0 (switch-ofM, scale-nN-cpus1-ofM): there
+# the instructions the other, idle, CPUs run for the jobs on CPU 0 (pull
+# attempts, IPIs, timers) take guest time too, and are in the figures.
+#   BENCH_DL_R=3 (runs)  BENCH_DL_N='1 16 64 256 1024' (task counts)
 #   BENCH_DL_SMP='2' (the boots without -icount: '2 4' adds four vCPUs)
+#   BENCH_DL_PINNED='2' (pinned boots under -icount: '2 4', or '' for none)
 #   BENCH_DL_KR=5 (boots per kernel and N for the kernel instruction counts)
 #   ICOUNT=4  DLBENCH=path (a built dlbench; else it is built here)
 . "$(dirname "$0")/lib.sh"
 
 : "${INITRD:?INITRD is the base initramfs}"
 r=${BENCH_DL_R:-3}
-ns=${BENCH_DL_N:-1 16 256 1024}
+ns=${BENCH_DL_N:-1 16 64 256 1024}
 smps=${BENCH_DL_SMP:-2}
+pinned=${BENCH_DL_PINNED-2}
 icount=${ICOUNT:-4}
 out=$DLK_OUT/bench
 add=$out/dl-add
@@ -45,9 +53,16 @@ head="echo 1 >/proc/sys/kernel/printk
 for i in \$(seq $r); do"
 run_icount="$head
 	dlbench switch || exit 1
+	dlbench switch policy=other || exit 1
 	for n in $ns; do dlbench scale \$n cpus=1 || exit 1; done
 	for n in $ns; do dlbench setattr \$n || exit 1; done
 	dlbench latency || exit 1
+done"
+run_pinned="echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+$head
+	dlbench switch || exit 1
+	dlbench switch policy=other || exit 1
+	for n in $ns; do dlbench scale \$n cpus=1 || exit 1; done
 done"
 run_smp() {
 	printf '%s\n' "$head
@@ -72,6 +87,9 @@ bench_boot() {
 for k in stock ours; do
 	: >"$out/dl-$k.raw"
 	bench_boot "$k" icount1 1 "$icount" "$run_icount"
+	for s in $pinned; do
+		bench_boot "$k" "icount$s-pinned" "$s" "$icount" "$run_pinned"
+	done
 	for s in $smps; do
 		bench_boot "$k" "smp$s" "$s" "" "$(run_smp "$s")"
 	done

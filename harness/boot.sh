@@ -90,10 +90,12 @@ append="$append unknown_nmi_panic=1 panic_print=0x80 log_buf_len=8M"
 # several vCPUs under multi-threaded TCG (no -icount) has twice executed
 # the patching breakpoint after the patch was done ("Oops: int3", the
 # tree's text_poke_bp() on both kernels, in __schedule() and in
-# ttwu_do_activate()).  Such a guest turns the events the tests read on
-# at boot, before its other CPUs start; the tests leave them on
-# (tests/lib/trace.c) and the guest's init stops their recording.
-if [ "$SMP" -gt 1 ] && [ -z "$ICOUNT" ]; then
+# ttwu_do_activate()).  Such a guest, when it runs the suites, turns the
+# events the tests read on at boot, before its other CPUs start; the
+# tests leave them on (tests/lib/trace.c) and the guest's init stops
+# their recording.  Not the benchmarks' guests: the probes run at every
+# switch even when nothing records, some 1500 kernel instructions a job.
+if [ "$MODE" = test ] && [ "$SMP" -gt 1 ] && [ -z "$ICOUNT" ]; then
 	ev=sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new
 	ev=$ev,sched:sched_migrate_task,timer:hrtimer_start
 	append="$append trace_event=$ev,timer:hrtimer_expire_entry"

@@ -10,7 +10,9 @@
  * overhead_ns_per_job, p50_ns, p99_ns, max_ns and ns_per_call (lower is
  * better), the others are there to read.
  *
- *	switch [ROUNDS]		two deadline tasks on one CPU, pipe ping-pong
+ *	switch [ROUNDS] [policy=other]
+ *				two deadline tasks on one CPU, pipe ping-pong;
+ *				policy=other: two SCHED_OTHER tasks, the same
  *	scale N [cpus=C] [ms=D] [tries=T]
  *				N periodic deadline tasks: overhead per job
  *	latency [periods=K]	wakeup latency of a periodic task under load
@@ -19,7 +21,11 @@
  * Deadline tasks cannot fork or create threads (EAGAIN), so every thread
  * is created first and makes itself a deadline task.  A deadline task's
  * affinity must span its root domain, so "cpus=C" is the number of CPUs
- * online (boot the guest with SMP=C); all threads inherit the mask.
+ * online (boot the guest with SMP=C); all threads inherit the mask.  With
+ * admission off (kernel.sched_rt_runtime_us = -1) that rule is not
+ * enforced, and "cpus=C" may be fewer CPUs than are online: the tasks are
+ * pinned to CPUs 0..C-1 and the others stay idle (the figure's name then
+ * says "of" the CPUs online); switch then runs on CPU 0 of any guest.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,7 +64,7 @@ static void die(const char *fmt, ...)
 
 static void bad_usage(void)
 {
-	fputs("usage: dlbench switch [ROUNDS]\n"
+	fputs("usage: dlbench switch [ROUNDS] [policy=other]\n"
 	      "       dlbench scale N [cpus=C] [ms=D] [tries=T]\n"
 	      "       dlbench latency [periods=K]\n"
 	      "       dlbench setattr N [calls=M]\n", stderr);
@@ -94,6 +100,15 @@ static long opt_num(int argc, char **argv, const char *key, long def,
 static int ncpus(void)
 {
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* "cpusN", N the CPUs online, for a figure's name. */
+static const char *cpus_name(void)
+{
+	static char buf[16];
+
+	snprintf(buf, sizeof(buf), "cpus%d", ncpus());
+	return buf;
 }
 
 static pid_t gettid_(void)
@@ -148,14 +163,28 @@ static void pin_self(int cpu)
 		die("sched_setaffinity(cpu %d): %s", cpu, strerror(errno));
 }
 
+/* Whether admission control is off: kernel.sched_rt_runtime_us is -1. */
+static int admission_off(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
+	long v = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v == -1;
+}
+
 /* CPUs 0..@c-1 for the caller and the threads it creates after. */
 static void use_cpus(int c)
 {
 	cpu_set_t set;
 	int i;
 
-	if (c != ncpus())
-		die("cpus=%d: a deadline task's affinity must span its root domain, and %d CPUs are online: boot with SMP=%d",
+	if (c != ncpus() && !(c < ncpus() && admission_off()))
+		die("cpus=%d: a deadline task's affinity must span its root domain, and %d CPUs are online: boot with SMP=%d, or turn admission off (sched_rt_runtime_us -1) to pin the tasks",
 		    c, ncpus(), c);
 	CPU_ZERO(&set);
 	for (i = 0; i < c; i++)
@@ -204,6 +233,7 @@ static void thread_join(pthread_t t)
 
 struct pingpong {
 	int ab[2], ba[2];
+	int other;		/* SCHED_OTHER: no reservation */
 	long rounds;
 	long periods;
 	int64_t ns;
@@ -222,7 +252,8 @@ static void *sw_echo(void *arg)
 	struct pingpong *pp = arg;
 	char c = 0;
 
-	become_dl(SW_RUNTIME, SW_PERIOD, SW_PERIOD);
+	if (!pp->other)
+		become_dl(SW_RUNTIME, SW_PERIOD, SW_PERIOD);
 	for (;;) {
 		pipe_xfer(pp->ab[0], -1, &c);
 		if (c == 'q')
@@ -240,7 +271,8 @@ static void *sw_lead(void *arg)
 	char c = 'p';
 	int i;
 
-	become_dl(SW_RUNTIME, SW_PERIOD, SW_PERIOD);
+	if (!pp->other)
+		become_dl(SW_RUNTIME, SW_PERIOD, SW_PERIOD);
 	/* One untimed round: the other task is a deadline task by then. */
 	pipe_xfer(pp->ba[0], pp->ab[1], &c);
 	rel = now_ns() + SW_PERIOD;
@@ -268,12 +300,20 @@ static int cmd_switch(int argc, char **argv)
 	struct pingpong pp = { .rounds = 20000 };
 	pthread_t a, b;
 
-	if (argc > 1)
-		bad_usage();
-	if (argc == 1)
-		pp.rounds = parse_num(argv[0], 1, 100000000);
-	if (ncpus() != 1)
-		die("switch: needs one CPU (SMP=1): a deadline task's affinity must span its root domain");
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "policy=other"))
+			pp.other = 1;
+		else if (!strcmp(argv[i], "policy=deadline"))
+			pp.other = 0;
+		else if (i == 0)
+			pp.rounds = parse_num(argv[0], 1, 100000000);
+		else
+			bad_usage();
+	}
+	if (ncpus() != 1 && !pp.other && !admission_off())
+		die("switch: needs one CPU (SMP=1), or admission off: a deadline task's affinity must span its root domain");
 	pin_self(0);
 	if (pipe(pp.ab) || pipe(pp.ba))
 		die("pipe: %s", strerror(errno));
@@ -281,7 +321,10 @@ static int cmd_switch(int argc, char **argv)
 	a = thread_start(sw_lead, &pp);
 	thread_join(a);
 	thread_join(b);
-	printf("dlbench switch rounds=%ld periods=%ld ns_per_switch=%lld\n",
+	/* "switch" alone is the deadline one of one CPU, as it always was. */
+	printf("dlbench switch%s%s%s rounds=%ld periods=%ld ns_per_switch=%lld\n",
+	       pp.other ? "-other" : "",
+	       ncpus() > 1 ? "-of" : "", ncpus() > 1 ? cpus_name() + 4 : "",
 	       pp.rounds, pp.periods, (long long)(pp.ns / (2 * pp.rounds)));
 	return 0;
 }
@@ -572,8 +615,10 @@ static int cmd_scale(int argc, char **argv)
 		;
 	lost = sc_lost(&sc, ns_iter);
 	work_ns = (double)sc.jobs * sc.job_iters * mean;
-	printf("dlbench scale-n%d-cpus%d tasks=%d cpus=%d period_ns=%lld jobs=%ld runs=%d clean=%d late_start=%d late_jobs=%ld rescued=%d work_per_job_ns=%lld lost_ns=%lld overhead_ns_per_job=%lld\n",
-	       sc.n, sc.cpus, sc.n, sc.cpus, (long long)sc.period, sc.jobs, i,
+	/* Pinned to fewer CPUs than are online: "-ofM", M online. */
+	printf("dlbench scale-n%d-cpus%d%s%s tasks=%d cpus=%d period_ns=%lld jobs=%ld runs=%d clean=%d late_start=%d late_jobs=%ld rescued=%d work_per_job_ns=%lld lost_ns=%lld overhead_ns_per_job=%lld\n",
+	       sc.n, sc.cpus, sc.cpus < ncpus() ? "-of" : "",
+	       sc.cpus < ncpus() ? cpus_name() + 4 : "", sc.n, sc.cpus, (long long)sc.period, sc.jobs, i,
 	       !(sc.late || sc.late_jobs), sc.late, sc.late_jobs,
 	       sc.rescued,
 	       (long long)(work_ns / sc.jobs), (long long)lost,

@@ -102,12 +102,17 @@ static int ncpus(void)
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/* "cpusN", N the CPUs online, for a figure's name. */
-static const char *cpus_name(void)
+/*
+ * For a figure's name: "-ofN", N the CPUs online, when the tasks use
+ * only @used of them; else "".
+ */
+static const char *of_online(int used)
 {
 	static char buf[16];
 
-	snprintf(buf, sizeof(buf), "cpus%d", ncpus());
+	if (used >= ncpus())
+		return "";
+	snprintf(buf, sizeof(buf), "-of%d", ncpus());
 	return buf;
 }
 
@@ -322,9 +327,8 @@ static int cmd_switch(int argc, char **argv)
 	thread_join(a);
 	thread_join(b);
 	/* "switch" alone is the deadline one of one CPU, as it always was. */
-	printf("dlbench switch%s%s%s rounds=%ld periods=%ld ns_per_switch=%lld\n",
-	       pp.other ? "-other" : "",
-	       ncpus() > 1 ? "-of" : "", ncpus() > 1 ? cpus_name() + 4 : "",
+	printf("dlbench switch%s%s rounds=%ld periods=%ld ns_per_switch=%lld\n",
+	       pp.other ? "-other" : "", of_online(1),
 	       pp.rounds, pp.periods, (long long)(pp.ns / (2 * pp.rounds)));
 	return 0;
 }
@@ -616,9 +620,8 @@ static int cmd_scale(int argc, char **argv)
 	lost = sc_lost(&sc, ns_iter);
 	work_ns = (double)sc.jobs * sc.job_iters * mean;
 	/* Pinned to fewer CPUs than are online: "-ofM", M online. */
-	printf("dlbench scale-n%d-cpus%d%s%s tasks=%d cpus=%d period_ns=%lld jobs=%ld runs=%d clean=%d late_start=%d late_jobs=%ld rescued=%d work_per_job_ns=%lld lost_ns=%lld overhead_ns_per_job=%lld\n",
-	       sc.n, sc.cpus, sc.cpus < ncpus() ? "-of" : "",
-	       sc.cpus < ncpus() ? cpus_name() + 4 : "", sc.n, sc.cpus, (long long)sc.period, sc.jobs, i,
+	printf("dlbench scale-n%d-cpus%d%s tasks=%d cpus=%d period_ns=%lld jobs=%ld runs=%d clean=%d late_start=%d late_jobs=%ld rescued=%d work_per_job_ns=%lld lost_ns=%lld overhead_ns_per_job=%lld\n",
+	       sc.n, sc.cpus, of_online(sc.cpus), sc.n, sc.cpus, (long long)sc.period, sc.jobs, i,
 	       !(sc.late || sc.late_jobs), sc.late, sc.late_jobs,
 	       sc.rescued,
 	       (long long)(work_ns / sc.jobs), (long long)lost,

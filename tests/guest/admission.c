@@ -526,6 +526,45 @@ static void returned_when_sleeping_task_leaves(void)
 }
 
 /*
+ * A child that becomes a deadline task of @runtime every @period (D = P),
+ * spins @spin ns, switches itself to SCHED_OTHER and stays alive; it is
+ * back to the caller once it has left the class.
+ */
+static pid_t leaver_spawn(int64_t runtime, int64_t period, int64_t spin)
+{
+	struct sched_param sp = { 0 };
+	int r, done[2];
+	pid_t pid;
+	char c = 0;
+
+	REQUIRE(pipe(done) == 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(done[0]);
+		if (dl_become(runtime, period, period, 0))
+			_exit(1);
+		spin_cpu(spin);
+		if (sched_setscheduler(0, SCHED_OTHER, &sp) ||
+		    write(done[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(done[1]);
+	r = read(done[0], &c, 1);
+	close(done[0]);
+	if (r != 1) {
+		waitpid(pid, NULL, 0);
+		REQUIRE(0, "the task did not become a %lld / %lld ms deadline "
+			"task and leave the class (admission?)",
+			(long long)(runtime / NSEC_PER_MSEC),
+			(long long)(period / NSEC_PER_MSEC));
+	}
+	return pid;
+}
+
+/*
  * The 0-lag time of a task that leaves the class is runtime * period /
  * dl_runtime before its deadline.  For a runtime of 3 s in a period of
  * 4 s the product, 1.2e19 ns^2, does not fit 63 bits.  The task spins
@@ -539,38 +578,14 @@ static void returned_when_sleeping_task_leaves(void)
 
 static void zero_lag_of_a_long_runtime(void)
 {
-	struct sched_param sp = { 0 };
 	long long base, t;
-	int done[2];
 	bool ok;
 	pid_t pid;
-	char c = 0;
 
 	known_state();
 	avail_bw(&base);
-	REQUIRE(pipe(done) == 0, "pipe: %s", strerror(errno));
-	pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(done[0]);
-		if (dl_become(3000 * NSEC_PER_MSEC, 4000 * NSEC_PER_MSEC,
-			      4000 * NSEC_PER_MSEC, 0))
-			_exit(1);
-		spin_cpu(10 * NSEC_PER_MSEC);
-		if (sched_setscheduler(0, SCHED_OTHER, &sp) ||
-		    write(done[1], &c, 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(done[1]);
-	if (read(done[0], &c, 1) != 1) {
-		close(done[0]);
-		waitpid(pid, NULL, 0);
-		REQUIRE(0, "the task did not become a 3 s / 4 s deadline task "
-			"and leave (admission?)");
-	}
-	close(done[0]);
+	pid = leaver_spawn(3000 * NSEC_PER_MSEC, 4000 * NSEC_PER_MSEC,
+			   10 * NSEC_PER_MSEC);
 	ok = returned(base, &t);
 	if (!ok)
 		dl_total_bw_wait(0, base, 10000);
@@ -600,38 +615,15 @@ static void zero_lag_of_a_long_runtime(void)
 
 static void rebuild_with_pending_zero_lag(void)
 {
-	struct sched_param sp = { 0 };
 	long long base, total, bw;
-	int r, e, done[2];
+	int r, e;
 	pid_t pid;
-	char c;
 
 	quiet();
 	avail_bw(&base);
-	REQUIRE(pipe(done) == 0, "pipe: %s", strerror(errno));
-	pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		/* Use most of the budget: the 0-lag time is near the deadline. */
-		if (dl_become(50 * NSEC_PER_MSEC, 500 * NSEC_PER_MSEC,
-			      500 * NSEC_PER_MSEC, 0))
-			_exit(1);
-		spin_cpu(45 * NSEC_PER_MSEC);
-		if (sched_setscheduler(0, SCHED_OTHER, &sp))
-			_exit(1);
-		c = 1;
-		if (write(done[1], &c, 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(done[1]);
-	r = read(done[0], &c, 1);
-	close(done[0]);
-	if (r != 1) {
-		waitpid(pid, NULL, 0);
-		REQUIRE(0, "the task did not leave the class");
-	}
+	/* Use most of the budget: the 0-lag time is near the deadline. */
+	pid = leaver_spawn(50 * NSEC_PER_MSEC, 500 * NSEC_PER_MSEC,
+			   45 * NSEC_PER_MSEC);
 	/* A read is enough to rebuild; the 0-lag timer is still pending. */
 	sysctl_get("sched_rt_runtime_us");
 	usleep(700 * 1000);

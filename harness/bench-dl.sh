@@ -21,8 +21,8 @@
 # the instructions the other, idle, CPUs run for the jobs on CPU 0 (pull
 # attempts, IPIs, timers) take guest time too, and are in the figures.
 #   BENCH_DL_R=3 (runs)  BENCH_DL_N='1 16 64 256 1024' (task counts)
-#   BENCH_DL_SMP='2' (the boots without -icount: '2 4' adds four vCPUs)
-#   BENCH_DL_PINNED='2' (pinned boots under -icount: '2 4', or '' for none)
+#   BENCH_DL_SMP='2 4' (the boots without -icount, free sets)
+#   BENCH_DL_PINNED='2 4' (pinned boots under -icount, or '' for none)
 #   BENCH_DL_KR=5 (boots per kernel and N for the kernel instruction counts)
 #   ICOUNT=4  DLBENCH=path (a built dlbench; else it is built here)
 . "$(dirname "$0")/lib.sh"
@@ -30,8 +30,8 @@
 : "${INITRD:?INITRD is the base initramfs}"
 r=${BENCH_DL_R:-3}
 ns=${BENCH_DL_N:-1 16 64 256 1024}
-smps=${BENCH_DL_SMP:-2}
-pinned=${BENCH_DL_PINNED-2}
+smps=${BENCH_DL_SMP:-2 4}
+pinned=${BENCH_DL_PINNED-2 4}
 icount=${ICOUNT:-4}
 out=$DLK_OUT/bench
 add=$out/dl-add

@@ -300,6 +300,20 @@ static void *sw_lead(void *arg)
 	return NULL;
 }
 
+/*
+ * Called before and after each run of scale's set, its threads created
+ * and not yet joined, and around switch's rounds; does nothing.  It lies at an address of its own
+ * (BENCH_LDFLAGS in the Makefile, and harness/bench-dl.sh when it builds
+ * dlbench itself), where harness/tbcount.c (mark=) takes a count of the
+ * kernel instructions run so far each time it runs: bench-dl's figure of
+ * kernel instructions per job on several vCPUs, which the host's load
+ * cannot move, and the span harness/prof-switch.sh counts on several.
+ */
+static __attribute__((noinline, section(".dlk_mark"))) void dlk_mark(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
 static int cmd_switch(int argc, char **argv)
 {
 	struct pingpong pp = { .rounds = 20000 };
@@ -322,10 +336,12 @@ static int cmd_switch(int argc, char **argv)
 	pin_self(0);
 	if (pipe(pp.ab) || pipe(pp.ba))
 		die("pipe: %s", strerror(errno));
+	dlk_mark();
 	b = thread_start(sw_echo, &pp);
 	a = thread_start(sw_lead, &pp);
 	thread_join(a);
 	thread_join(b);
+	dlk_mark();
 	/* "switch" alone is the deadline one of one CPU, as it always was. */
 	printf("dlbench switch%s%s rounds=%ld periods=%ld ns_per_switch=%lld\n",
 	       pp.other ? "-other" : "", of_online(1),
@@ -536,20 +552,6 @@ static double sc_calibrate(struct scale *sc, double *ns_iter)
 	}
 	sc->job_iters = (uint64_t)(JOB_NS / (sum / sc->cpus));
 	return sum / sc->cpus;
-}
-
-/*
- * Called before and after each run of scale's set, its threads created
- * and not yet joined; does nothing.  It lies at an address of its own
- * (BENCH_LDFLAGS in the Makefile, and harness/bench-dl.sh when it builds
- * dlbench itself), where harness/tbcount.c (mark=) takes a count of the
- * kernel instructions run so far each time it runs: bench-dl's figure of
- * kernel instructions per job on several vCPUs, which the host's load
- * cannot move.
- */
-static __attribute__((noinline, section(".dlk_mark"))) void dlk_mark(void)
-{
-	__asm__ volatile("" ::: "memory");
 }
 
 /*

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "dl.h"
@@ -394,6 +395,80 @@ static void no_sigxcpu_without_flag(void)
 	CHECK(xcpu == 0, "%d SIGXCPU without SCHED_FLAG_DL_OVERRUN", (int)xcpu);
 }
 
+/*
+ * This CPU's running bandwidth, from our sched/deadline_pool (the
+ * classic implementation has no such file, and shows it nowhere).
+ */
+static long long running_bw_of_cpu0(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/sched/deadline_pool", "r");
+	long long running = -1;
+	char line[256];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu0 this_bw %*u running_bw %lld", &running) == 1)
+			break;
+	fclose(f);
+	return running;
+}
+
+/*
+ * A deadline task that blocks before its 0-lag time stays in its CPU's
+ * running bandwidth (GRUB's active utilization, what schedutil reads)
+ * until then, and leaves it within a tick of it, also while the CPU
+ * runs fair tasks meanwhile: here a 10/100 ms task that spins 1 ms and
+ * sleeps (its 0-lag time 9 ms on, the 9 ms of budget it has left served
+ * at 10%) beside a fair spinner.  2 ms after the block it counts, 40 ms
+ * after it does not: exactly its bandwidth less.
+ */
+static void inactive_at_zero_lag_beside_fair_work(void)
+{
+	const long long bw = (10 * MS << 20) / (100 * MS);
+	volatile int64_t *blocked;
+	long long before, after;
+	pid_t spinner, task;
+
+	need_one_cpu();
+	if (running_bw_of_cpu0() < 0)
+		SKIP("no sched/deadline_pool with the running bandwidth (the classic implementation)");
+	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
+	blocked = mmap(NULL, sizeof(*blocked), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(blocked != MAP_FAILED, "mmap: %s", strerror(errno));
+	*blocked = 0;
+	spinner = fork();
+	REQUIRE(spinner >= 0, "fork: %s", strerror(errno));
+	if (spinner == 0)
+		for (;;)
+			;
+	task = fork();
+	REQUIRE(task >= 0, "fork: %s", strerror(errno));
+	if (task == 0) {
+		if (dl_become(10 * MS, 100 * MS, 100 * MS, 0))
+			_exit(1);
+		spin_cpu(MS);
+		*blocked = now_ns();
+		sleep_until(now_ns() + 300 * MS);
+		_exit(0);
+	}
+	while (!*blocked)
+		sleep_until(now_ns() + MS / 2);
+	sleep_until(*blocked + 2 * MS);
+	before = running_bw_of_cpu0();
+	sleep_until(*blocked + 40 * MS);
+	after = running_bw_of_cpu0();
+	kill(spinner, SIGKILL);
+	waitpid(spinner, NULL, 0);
+	waitpid(task, NULL, 0);
+	tap_diag("running_bw %lld 2 ms after the block, %lld 40 ms after (the task's bandwidth %lld)",
+		 before, after, bw);
+	CHECK(before - after == bw,
+	      "running_bw %lld 2 ms after the block, %lld 40 ms after: want %lld less",
+	      before, after, bw);
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -407,6 +482,7 @@ int main(void)
 		TAP_TEST(param_changes_keep_enforcing),
 		TAP_TEST(overrun_sends_sigxcpu),
 		TAP_TEST(no_sigxcpu_without_flag),
+		TAP_TEST(inactive_at_zero_lag_beside_fair_work),
 		{ NULL, NULL }
 	};
 

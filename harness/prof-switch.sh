@@ -12,6 +12,8 @@
 # PROF_SCALE=N profiles a job of dlbench's scale figure instead: N
 # periodic tasks run PROF_MS1 ms, then PROF_MS2 ms, in two boots, and
 # the difference over the difference of their jobs is one job's cost.
+# PROF_SETATTR=N profiles one sched_setattr() call with N deadline tasks
+# admitted: PROF_R1 calls, then PROF_R2.
 # PROF_SMP=C boots C vCPUs (still under -icount, the vCPUs in turn),
 # with admission off and the tasks pinned to CPU 0: the other CPUs' text
 # is counted apart, as FUNCTION@cpuK, what they run for the work on CPU
@@ -19,7 +21,7 @@
 # marks, before and after its measured span: where the boot's work falls
 # differs from one boot of several vCPUs to the next.
 #   PROF_R1=10000 PROF_R2=30000 (rounds)  PROF_TOP=40 (lines)
-#   PROF_SCALE=N  PROF_MS1=500 PROF_MS2=2500  PROF_SMP=1
+#   PROF_SCALE=N  PROF_MS1=500 PROF_MS2=2500  PROF_SETATTR=N  PROF_SMP=1
 #   PROF_KERNELS="stock ours" (two builds; the second may be an
 #   experiment's, BUILD_NAME=exp in harness/build-kernel.sh)
 #   ICOUNT=4  INITRD=base initramfs  DLBENCH=the dlbench binary
@@ -33,6 +35,8 @@ top=${PROF_TOP:-40}
 icount=${ICOUNT:-4}
 smp=${PROF_SMP:-1}
 scale=${PROF_SCALE:-}
+setattr=${PROF_SETATTR:-}
+[ -n "$scale" ] && [ -n "$setattr" ] && die "PROF_SCALE or PROF_SETATTR, not both"
 if [ -n "$scale" ]; then
 	r1=${PROF_MS1:-500}
 	r2=${PROF_MS2:-2500}
@@ -48,6 +52,8 @@ taskset -p 1 \$\$ >/dev/null"
 	echo "echo 1 >/proc/sys/kernel/printk"
 	if [ -n "$scale" ]; then
 		echo "dlbench scale $scale cpus=1 ms=$1 tries=1"
+	elif [ -n "$setattr" ]; then
+		echo "dlbench setattr $setattr calls=$1"
 	else
 		echo "dlbench switch $1"
 	fi
@@ -56,6 +62,7 @@ split=
 [ "$smp" -gt 1 ] && split=,vcpus=1,mark=0x10000000
 unit=switch
 [ -n "$scale" ] && unit=job
+[ -n "$setattr" ] && unit=call
 out=$DLK_OUT/prof
 add=$out/add
 mkdir -p "$add/usr/local/bin"
@@ -96,6 +103,7 @@ for k in "$ka" "$kb"; do
 			die "the plugin's table filled: $(head -1 "$out/$k-$r.tb") blocks ($k)"
 		per_symbol "$map" "$out/$k-$r.tb" >"$out/$k-$r.sym"
 		units=$((2 * r))
+		[ -n "$setattr" ] && units=$r
 		if [ -n "$scale" ]; then
 			units=$(tr -d '\r' <"$log/guest.log" |
 				sed -n 's/^dlbench scale.* jobs=\([0-9]*\).*/\1/p')
@@ -125,7 +133,7 @@ LC_ALL=C join -a1 -a2 -e 0 -o 0,1.2,2.2 "$out/$ka.per-switch" "$out/$kb.per-swit
 				printf "CPU %s %.1f %.1f\n", c, cs[c], co[c] > "/dev/stderr"
 	}' \
 	2>"$out/total" | sort -rn | head -n "$top" >"$out/table"
-echo "instructions per $unit${scale:+ of $scale tasks} on $smp vCPU(s) (kernel text; an instruction is $((1 << icount)) ns of guest time)"
+echo "instructions per $unit${scale:+ of $scale tasks}${setattr:+ with $setattr tasks admitted} on $smp vCPU(s) (kernel text; an instruction is $((1 << icount)) ns of guest time)"
 printf '%-40s %10s %10s %10s\n' function "$ka" "$kb" "$kb-$ka"
 awk '{ printf "%-40s %10.1f %10.1f %+10.1f\n", $2, $3, $4, $4 - $3 }' "$out/table"
 sort "$out/total" | awk '

@@ -395,6 +395,21 @@ static void no_sigxcpu_without_flag(void)
 	CHECK(xcpu == 0, "%d SIGXCPU without SCHED_FLAG_DL_OVERRUN", (int)xcpu);
 }
 
+/* @path's lines as diagnostics. */
+static void diag_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		tap_diag("%s: %s", path, line);
+	}
+	fclose(f);
+}
+
 /*
  * This CPU's running bandwidth, from our sched/deadline_pool (the
  * classic implementation has no such file, and shows it nowhere).
@@ -414,21 +429,30 @@ static long long running_bw_of_cpu0(void)
 	return running;
 }
 
+/* What the CPU does after the task blocks, and who looks. */
+enum zero_lag_scene {
+	FAIR_SPINS,		/* a fair task spins throughout; a fair reader */
+	IDLES,			/* nothing runs; a real-time reader */
+	FAIR_LEAVES,		/* a fair task spins, exits 1 ms after the block */
+};
+
 /*
  * A deadline task that blocks before its 0-lag time stays in its CPU's
  * running bandwidth (GRUB's active utilization, what schedutil reads)
- * until then, and leaves it within a tick of it, also while the CPU
- * runs fair tasks meanwhile: here a 10/100 ms task that spins 1 ms and
- * sleeps (its 0-lag time 9 ms on, the 9 ms of budget it has left served
- * at 10%) beside a fair spinner.  2 ms after the block it counts, 40 ms
- * after it does not: exactly its bandwidth less.
+ * until then, and leaves it within a tick of it, whatever the CPU does
+ * meanwhile.  Here a 10/100 ms task spins 1 ms and sleeps: its 0-lag
+ * time is 9 ms on (the 9 ms of budget it has left, served at 10%).
+ * 2 ms after the block it counts, 40 ms after it does not: exactly its
+ * bandwidth less.  The reader is a real-time task where the CPU idles,
+ * so that no fair task's accounting runs before it looks.
  */
-static void inactive_at_zero_lag_beside_fair_work(void)
+static void zero_lag_scene(enum zero_lag_scene scene)
 {
 	const long long bw = (10 * MS << 20) / (100 * MS);
+	struct sched_param fifo = { .sched_priority = 1 };
 	volatile int64_t *blocked;
 	long long before, after;
-	pid_t spinner, task;
+	pid_t spinner = -1, task;
 
 	need_one_cpu();
 	if (running_bw_of_cpu0() < 0)
@@ -438,11 +462,16 @@ static void inactive_at_zero_lag_beside_fair_work(void)
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	REQUIRE(blocked != MAP_FAILED, "mmap: %s", strerror(errno));
 	*blocked = 0;
-	spinner = fork();
-	REQUIRE(spinner >= 0, "fork: %s", strerror(errno));
-	if (spinner == 0)
-		for (;;)
-			;
+	if (scene != IDLES) {
+		spinner = fork();
+		REQUIRE(spinner >= 0, "fork: %s", strerror(errno));
+		if (spinner == 0) {
+			while (scene == FAIR_SPINS || !*blocked ||
+			       now_ns() < *blocked + MS)
+				;
+			_exit(0);
+		}
+	}
 	task = fork();
 	REQUIRE(task >= 0, "fork: %s", strerror(errno));
 	if (task == 0) {
@@ -453,20 +482,43 @@ static void inactive_at_zero_lag_beside_fair_work(void)
 		sleep_until(now_ns() + 300 * MS);
 		_exit(0);
 	}
+	if (scene != FAIR_SPINS)
+		REQUIRE(sched_setscheduler(0, SCHED_FIFO, &fifo) == 0,
+			"SCHED_FIFO: %s", strerror(errno));
 	while (!*blocked)
 		sleep_until(now_ns() + MS / 2);
 	sleep_until(*blocked + 2 * MS);
 	before = running_bw_of_cpu0();
 	sleep_until(*blocked + 40 * MS);
 	after = running_bw_of_cpu0();
-	kill(spinner, SIGKILL);
-	waitpid(spinner, NULL, 0);
+	if (before - after != bw)
+		diag_file("/sys/kernel/debug/sched/deadline_pool");
+	if (spinner > 0) {
+		kill(spinner, SIGKILL);
+		waitpid(spinner, NULL, 0);
+	}
 	waitpid(task, NULL, 0);
 	tap_diag("running_bw %lld 2 ms after the block, %lld 40 ms after (the task's bandwidth %lld)",
 		 before, after, bw);
 	CHECK(before - after == bw,
 	      "running_bw %lld 2 ms after the block, %lld 40 ms after: want %lld less",
 	      before, after, bw);
+}
+
+static void inactive_at_zero_lag_beside_fair_work(void)
+{
+	zero_lag_scene(FAIR_SPINS);
+}
+
+static void inactive_at_zero_lag_on_an_idle_cpu(void)
+{
+	zero_lag_scene(IDLES);
+}
+
+/* The fair tasks go, their server still active: the CPU idles. */
+static void inactive_at_zero_lag_after_fair_work_ends(void)
+{
+	zero_lag_scene(FAIR_LEAVES);
 }
 
 int main(void)
@@ -483,6 +535,8 @@ int main(void)
 		TAP_TEST(overrun_sends_sigxcpu),
 		TAP_TEST(no_sigxcpu_without_flag),
 		TAP_TEST(inactive_at_zero_lag_beside_fair_work),
+		TAP_TEST(inactive_at_zero_lag_on_an_idle_cpu),
+		TAP_TEST(inactive_at_zero_lag_after_fair_work_ends),
 		{ NULL, NULL }
 	};
 

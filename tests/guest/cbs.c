@@ -440,11 +440,13 @@ enum zero_lag_scene {
  * A deadline task that blocks before its 0-lag time stays in its CPU's
  * running bandwidth (GRUB's active utilization, what schedutil reads)
  * until then, and leaves it within a tick of it, whatever the CPU does
- * meanwhile.  Here a 10/100 ms task spins 1 ms and sleeps: its 0-lag
- * time is 9 ms on (the 9 ms of budget it has left, served at 10%).
- * 2 ms after the block it counts, 40 ms after it does not: exactly its
- * bandwidth less.  The reader is a real-time task where the CPU idles,
- * so that no fair task's accounting runs before it looks.
+ * meanwhile.  Here a 10/100 ms task starts at t0, spins 1 ms and sleeps:
+ * its 0-lag time is 9 ms on (the 9 ms of budget it has left, served at
+ * 10%).  The reader sleeps until t0 + 5 ms, so that the CPU goes from
+ * the deadline task to the spinner, or idles; it finds the task counted
+ * then, and 40 ms after the block not: exactly its bandwidth less.  It
+ * is a real-time task where the CPU idles, so that no fair task's
+ * accounting runs before it looks.
  */
 static void zero_lag_scene(enum zero_lag_scene scene)
 {
@@ -453,6 +455,7 @@ static void zero_lag_scene(enum zero_lag_scene scene)
 	volatile int64_t *blocked;
 	long long before, after;
 	pid_t spinner = -1, task;
+	int64_t t0;
 
 	need_one_cpu();
 	if (running_bw_of_cpu0() < 0)
@@ -462,6 +465,7 @@ static void zero_lag_scene(enum zero_lag_scene scene)
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	REQUIRE(blocked != MAP_FAILED, "mmap: %s", strerror(errno));
 	*blocked = 0;
+	t0 = now_ns() + 10 * MS;
 	if (scene != IDLES) {
 		spinner = fork();
 		REQUIRE(spinner >= 0, "fork: %s", strerror(errno));
@@ -475,6 +479,7 @@ static void zero_lag_scene(enum zero_lag_scene scene)
 	task = fork();
 	REQUIRE(task >= 0, "fork: %s", strerror(errno));
 	if (task == 0) {
+		sleep_until(t0);
 		if (dl_become(10 * MS, 100 * MS, 100 * MS, 0))
 			_exit(1);
 		spin_cpu(MS);
@@ -485,9 +490,8 @@ static void zero_lag_scene(enum zero_lag_scene scene)
 	if (scene != FAIR_SPINS)
 		REQUIRE(sched_setscheduler(0, SCHED_FIFO, &fifo) == 0,
 			"SCHED_FIFO: %s", strerror(errno));
-	while (!*blocked)
-		sleep_until(now_ns() + MS / 2);
-	sleep_until(*blocked + 2 * MS);
+	sleep_until(t0 + 5 * MS);
+	REQUIRE(*blocked, "the deadline task has not blocked 5 ms after its start");
 	before = running_bw_of_cpu0();
 	sleep_until(*blocked + 40 * MS);
 	after = running_bw_of_cpu0();
@@ -498,10 +502,10 @@ static void zero_lag_scene(enum zero_lag_scene scene)
 		waitpid(spinner, NULL, 0);
 	}
 	waitpid(task, NULL, 0);
-	tap_diag("running_bw %lld 2 ms after the block, %lld 40 ms after (the task's bandwidth %lld)",
-		 before, after, bw);
+	tap_diag("running_bw %lld %.1f ms after the block, %lld 40 ms after (the task's bandwidth %lld)",
+		 before, (t0 + 5 * MS - *blocked) / 1e6, after, bw);
 	CHECK(before - after == bw,
-	      "running_bw %lld 2 ms after the block, %lld 40 ms after: want %lld less",
+	      "running_bw %lld before the 0-lag time, %lld 40 ms after the block: want %lld less",
 	      before, after, bw);
 }
 

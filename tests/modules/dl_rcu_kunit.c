@@ -306,14 +306,22 @@ static void grace_period_not_held_by_budget(struct kunit *test)
 				      gp == U64_MAX ? -1LL : (s64)(gp / MS));
 		return;
 	}
-	/* The one defect, its cause and its effect. */
-	DEFECT_EXPECT(test, !r->inside.throttled && gp <= GP_BOUND,
+	/*
+	 * The one defect, its cause and its effect: the reader, throttled
+	 * inside, leaves its section only at its next period.  What the
+	 * reader holds of a grace period ends at its unlock; the rest is
+	 * the grace-period kthread's, a fair task that the deadline load
+	 * can keep waiting for the fair server's deferral (near a second,
+	 * seen on a debug kernel under load, the reader out at 4 ms).
+	 */
+	DEFECT_EXPECT(test, !r->inside.throttled &&
+		      r->t_unlock - r->t_lock <= GP_BOUND,
 		      "throttled in an RCU reader, it holds grace periods",
-		      "%s inside the reader, for %llu ms; a grace period "
-		      "waited %lld ms for the reader (at most %llu)",
+		      "%s inside the reader, in it for %llu ms (at most %llu); "
+		      "a grace period waited %lld ms",
 		      r->inside.throttled ? "throttled" : "not throttled",
-		      (r->t_unlock - r->t_lock) / MS,
-		      gp == U64_MAX ? -1LL : (s64)(gp / MS), GP_BOUND / MS);
+		      (r->t_unlock - r->t_lock) / MS, GP_BOUND / MS,
+		      gp == U64_MAX ? -1LL : (s64)(gp / MS));
 }
 
 /*

@@ -496,21 +496,6 @@ static void setattr_other_pid(void)
 	sleeper_end(pid);
 }
 
-/* @path's lines as diagnostics, where the kernel has it. */
-static void diag_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		tap_diag("%s: %s", path, line);
-	}
-	fclose(f);
-}
-
 /*
  * SCHED_FLAG_KEEP_PARAMS keeps the parameters the task has, and with
  * them its class, whatever sched_policy says: the call returns 0 and
@@ -536,7 +521,7 @@ static void keep_params_admits_nothing(void)
 	 */
 	REQUIRE(dl_sysctl_known_state() == 0, "sysctls: %s", strerror(errno));
 	if (dl_total_bw_wait_idle(0, 30000)) {
-		diag_file("/sys/kernel/debug/sched/deadline_pool");
+		tap_diag_file("/sys/kernel/debug/sched/deadline_pool");
 		REQUIRE(0, "deadline bandwidth still held 30 s on");
 	}
 	REQUIRE(dl_bw_of_cpu(0, &bw, &t0) == 0, "read the total");

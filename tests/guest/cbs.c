@@ -395,21 +395,6 @@ static void no_sigxcpu_without_flag(void)
 	CHECK(xcpu == 0, "%d SIGXCPU without SCHED_FLAG_DL_OVERRUN", (int)xcpu);
 }
 
-/* @path's lines as diagnostics. */
-static void diag_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		tap_diag("%s: %s", path, line);
-	}
-	fclose(f);
-}
-
 /*
  * This CPU's running bandwidth, from our sched/deadline_pool (the
  * classic implementation has no such file, and shows it nowhere).
@@ -496,7 +481,7 @@ static void zero_lag_scene(enum zero_lag_scene scene)
 	sleep_until(*blocked + 40 * MS);
 	after = running_bw_of_cpu0();
 	if (before - after != bw)
-		diag_file("/sys/kernel/debug/sched/deadline_pool");
+		tap_diag_file("/sys/kernel/debug/sched/deadline_pool");
 	if (spinner > 0) {
 		kill(spinner, SIGKILL);
 		waitpid(spinner, NULL, 0);

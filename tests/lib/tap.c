@@ -332,3 +332,18 @@ int tap_run(const struct tap_test *tests)
 	}
 	return nfail ? 1 : 0;
 }
+
+/* @path's lines as diagnostics, where the kernel has it. */
+void tap_diag_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		tap_diag("%s: %s", path, line);
+	}
+	fclose(f);
+}

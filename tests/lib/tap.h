@@ -26,6 +26,8 @@ int tap_run(const struct tap_test *tests);
 
 /* Inside a test. */
 void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* @path's lines as diagnostics, where the kernel has it. */
+void tap_diag_file(const char *path);
 void tap_check(bool ok, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void tap_fail_now(const char *file, int line, const char *fmt, ...)

@@ -1433,14 +1433,17 @@ static void show_totals(const char *when)
 
 /*
  * How long worker @pid, now in debt, may go without a job: @ms, plus the
- * time its debt takes to repay at its bandwidth (the CBS moves its
- * deadline that far on when the timer replenishes it: a vCPU the host
- * did not run for 40 ms, charged to a task of 0.2%, is 20 s), up to 2
- * minutes; 0 if it is not in debt.
+ * time until its next period, deadline - D + P, when the timer
+ * replenishes it, plus the time its debt takes to repay at its bandwidth
+ * (the CBS moves its deadline that far on then: a vCPU the host did not
+ * run for 40 ms, charged to a task of 0.2%, is 20 s), up to 2 minutes; 0
+ * if it is not in debt.  The deadline may already lie far ahead: a
+ * debt repaid before moved it there, and the task ran its budget out
+ * again since.
  */
 static long debt_wait_ms(pid_t pid, long ms)
 {
-	long long runtime;
+	long long runtime, deadline, clock, next;
 	struct dl_attr a;
 	char path[64];
 	long repay;
@@ -1452,6 +1455,13 @@ static long debt_wait_ms(pid_t pid, long ms)
 		return 0;
 	repay = (long)((__int128)-runtime * a.sched_period /
 		       a.sched_runtime / MS);
+	clock = rq_clock_ns();
+	if (!proc_field(path, "dl.deadline", &deadline) && clock >= 0) {
+		next = deadline - (long long)a.sched_deadline +
+		       (long long)a.sched_period - clock;
+		if (next > 0)
+			repay += next / MS;
+	}
 	return ms + (repay < 120000 ? repay : 120000);
 }
 

@@ -67,11 +67,12 @@ done"
 # Without -icount a stopped vCPU leaves tasks in debt, whose bandwidth
 # comes back only at their 0-lag times, seconds on (a debt of 100 ms on
 # a task of 500 us / 64 ms is 12.8 s): each set waits for the root
-# domain's total to come back to what it was before the first set (up
-# to 2 minutes; the classic class can keep some of it for longer), or the next one's admission could be refused.  That
-# base is taken once every CPU has run a fair task (the fair servers'
-# reservations come as each CPU first runs one) and the total has stayed
-# the same for a second.
+# domain's total to come back to what it was before the first set, or
+# the next one's admission could be refused.  Up to 2 minutes: the
+# classic class can keep some of it for longer (stock's 4-vCPU boot,
+# after N = 256).  That base is taken once every CPU has run a fair task
+# (the fair servers' reservations come as each CPU first runs one) and
+# the total has stayed the same for a second.
 run_smp() {
 	printf '%s\n' "mount -t debugfs none /sys/kernel/debug 2>/dev/null
 total() { grep -m1 'dl_bw->total_bw' /sys/kernel/debug/sched/debug |

@@ -1,6 +1,6 @@
 #!/bin/sh
 # guest.sh: the demonstration, run in the guest by 'make run'
-# (harness/run.sh).  Four parts, each printing what it shows; files for
+# (harness/run.sh).  Five parts, each printing what it shows; files for
 # the host (trace, job logs, summaries) are sent framed on the output:
 #   @@DLKFILE name  <base64 lines>  @@DLKEND
 # A last line "@@DLKCLAIM ok|FAIL text" per claim lets the host print the
@@ -192,9 +192,60 @@ admission() {
 	claim $? "(d) admission: $refused of 3 tasks refused, with the bandwidth explained"
 }
 
+slice() {
+	part "(e) a user's slice of deadline bandwidth (cgroup v2 cap, no privilege)"
+	cg=/sys/fs/cgroup
+	mkdir -p $cg
+	[ -e $cg/cgroup.controllers ] || mount -t cgroup2 none $cg
+	echo +cpu >$cg/cgroup.subtree_control 2>/dev/null
+	mkdir -p $cg/user
+	if [ ! -e $cg/user/cpu.dl.max ]; then
+		rmdir $cg/user
+		echo "no cpu.dl.max on this kernel (deadline caps are the EDF-CBS class's): nothing to show"
+		return 0
+	fi
+	grep -q '^nobody:' /etc/passwd 2>/dev/null ||
+		echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
+	echo "as root: a slice of 20ms every 100ms, delegated to uid 65534"
+	echo "  echo 1 > /proc/sys/kernel/sched_dl_unprivileged"
+	echo 1 >/proc/sys/kernel/sched_dl_unprivileged
+	echo "  echo '20000 100000' > $cg/user/cpu.dl.max"
+	echo '20000 100000' >$cg/user/cpu.dl.max
+	echo "  chown 65534 $cg/user $cg/user/cgroup.procs $cg/user/cgroup.threads"
+	chown 65534 $cg/user $cg/user/cgroup.procs $cg/user/cgroup.threads
+	# run_in_slice CMD: CMD as uid 65534, its shell moved into the slice
+	# by root first (a user may not move itself out of the root cgroup).
+	run_in_slice() {
+		sh -c "echo \$\$ > $cg/user/cgroup.procs && exec su -s /bin/sh nobody -c '$1'"
+	}
+	echo "as uid 65534 in the slice: 15ms every 100ms, then 10ms more"
+	echo "  dlctl --runtime 15ms --period 100ms -- sleep 30"
+	run_in_slice "dlctl --runtime 15ms --period 100ms -- sleep 30" 2>/tmp/slice1.err &
+	first=$!
+	sleep 1
+	echo "  dlctl --runtime 10ms --period 100ms -- true"
+	run_in_slice "dlctl --runtime 10ms --period 100ms -- true" 2>/tmp/slice2.err
+	second=$?
+	sed 's/^/    /' /tmp/slice2.err
+	dlctl status >/tmp/slice-status.txt 2>&1
+	grep '^cgroup \|sleep' /tmp/slice-status.txt | sed 's/^/    /'
+	cat /tmp/slice1.err /tmp/slice2.err /tmp/slice-status.txt >/tmp/slice.txt
+	emit slice.txt /tmp/slice.txt
+	uid=$(awk '/^Uid:/ { print $2 }' /proc/$(pgrep -f 'sleep 30' | tail -1)/status 2>/dev/null)
+	kill $first 2>/dev/null
+	pkill -f 'sleep 30' 2>/dev/null
+	wait 2>/dev/null
+	echo 0 >/proc/sys/kernel/sched_dl_unprivileged
+	[ ! -s /tmp/slice1.err ] && [ "$uid" = 65534 ] && [ "$second" = 1 ] &&
+		grep -q 'refused by the cap of cgroup /user' /tmp/slice2.err &&
+		grep -q '^cgroup /user: cap 20000us/100000us' /tmp/slice-status.txt
+	claim $? "(e) slice: uid 65534 got 15ms/100ms in a slice capped at 20ms; 10ms more refused, the cap explained"
+}
+
 echo "kernel $(uname -r), $(nproc) CPUs"
 howto
 overrun
 component
 admission
+slice
 exit 0

@@ -1297,27 +1297,6 @@ static long long tally_tasks(int *live, int *dl_live)
 	return bw;
 }
 
-/* A "name : value" line's value from @path, or -1 if it has none. */
-static int proc_field(const char *path, const char *name, long long *v)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	size_t n = strlen(name);
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (colon && !strncmp(line, name, n) &&
-		    (line[n] == ' ' || line[n] == ':'))
-			found = sscanf(colon + 1, "%lld", v) == 1;
-	}
-	fclose(f);
-	return found ? 0 : -1;
-}
-
 /* The runqueue clock of CPU 0 (sched/debug's .clock), in ns; -1 if unread. */
 static long long rq_clock_ns(void)
 {

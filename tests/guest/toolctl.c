@@ -854,6 +854,78 @@ static void debug_read_keeps_policy(void)
 	      getpriority(PRIO_PROCESS, 0));
 }
 
+/*
+ * A refusal by a cgroup's cpu.dl.max (ours only) is explained with the
+ * cap, what the cgroup holds and what fits, exactly: the runtime said to
+ * fit is admitted, 1 ns more is refused; dlctl status lists the cgroup.
+ */
+static void cgroup_cap_explained(void)
+{
+	char buf[16], fit[32] = "", more[32];
+	unsigned long long x;
+	const char *p;
+	struct res r;
+	int mounted = 0;
+	pid_t s, t;
+
+	/* Left as found: the cpuset tests after this one mount cgroup2. */
+	mkdir(V2, 0755);
+	if (access(V2 "/cgroup.controllers", F_OK)) {
+		REQUIRE(mount("none", V2, "cgroup2", 0, NULL) == 0,
+			"mount cgroup2: %s", strerror(errno));
+		mounted = 1;
+	}
+	if (file_put(V2 "/cgroup.subtree_control", "+cpu") ||
+	    (mkdir(V2 "/dlctl-cap", 0755) && errno != EEXIST) ||
+	    access(V2 "/dlctl-cap/cpu.dl.max", F_OK)) {
+		rmdir(V2 "/dlctl-cap");
+		file_put(V2 "/cgroup.subtree_control", "-cpu");
+		if (mounted)
+			umount(V2);
+		SKIP("no cpu.dl.max: deadline caps are ours (the classic implementation)");
+	}
+	REQUIRE(file_put(V2 "/dlctl-cap/cpu.dl.max", "10000 100000") == 0,
+		"writing the cap: %s", strerror(errno));
+	s = sleeper_spawn();
+	t = sleeper_spawn();
+	REQUIRE(file_put(V2 "/dlctl-cap/cgroup.procs", "%d", s) == 0 &&
+		file_put(V2 "/dlctl-cap/cgroup.procs", "%d", t) == 0,
+		"moving the sleepers: %s", strerror(errno));
+	num(buf, s);
+	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", "6ms", "--period",
+			"100ms") == 0, "6 ms in a cap of 10 ms refused");
+	num(buf, t);
+	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", "5ms", "--period",
+			"100ms") == 1 && has(r.err, "EBUSY"), "not refused");
+	CHECK(has(r.err, "refused by the cap of cgroup /dlctl-cap"),
+	      "the cgroup is not named");
+	CHECK(number_after(r.err, "10000us/100000us = ") == (10LL << 20) / 100,
+	      "the cap's figure");
+	CHECK(number_after(r.err, "held there ") == (6 * MS << 20) / (100 * MS),
+	      "the held figure");
+	p = strstr(r.err, "runtime up to ");
+	REQUIRE(p && sscanf(p, "runtime up to %31s", fit) == 1,
+		"no runtime that fits");
+	x = to_ns(fit);
+	REQUIRE(x > 0, "'%s' is not a duration", fit);
+	snprintf(more, sizeof(more), "%lluns", x + 1);
+	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", more, "--period",
+			"100ms") == 1 && has(r.err, "EBUSY"),
+	      "%s, 1ns more than said to fit, was not refused", more);
+	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", fit, "--period",
+			"100ms") == 0, "%s, said to fit, was refused", fit);
+	CHECK(DLCTL_RUN(&r, "status") == 0 &&
+	      has(r.out, "cgroup /dlctl-cap: cap 10000us/100000us = ") &&
+	      has(r.out, "by 2 tasks, 2 refused"),
+	      "dlctl status does not list the cgroup as it is");
+	sleeper_end(s);
+	sleeper_end(t);
+	rmdir(V2 "/dlctl-cap");
+	file_put(V2 "/cgroup.subtree_control", "-cpu");
+	if (mounted)
+		umount(V2);
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -876,6 +948,7 @@ int main(void)
 		TAP_TEST(status_lists_task),
 		TAP_TEST(exec_failures),
 		TAP_TEST(partition_root_domains),
+		TAP_TEST(cgroup_cap_explained),
 		TAP_TEST(debug_read_keeps_policy),
 		{ NULL, NULL }
 	};

@@ -63,3 +63,24 @@ int proc_stat_cpu(pid_t pid, char *state, int *cpu)
 		*cpu = c;
 	return 0;
 }
+
+/* The number after "@name :" in a /proc/PID/sched-style file @path. */
+int proc_field(const char *path, const char *name, long long *v)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	size_t n = strlen(name);
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (colon && !strncmp(line, name, n) &&
+		    (line[n] == ' ' || line[n] == ':'))
+			found = sscanf(colon + 1, "%lld", v) == 1;
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}

@@ -18,5 +18,7 @@ int file_put(const char *path, const char *fmt, ...)
  * the task is gone or the line does not parse.
  */
 int proc_stat_cpu(pid_t pid, char *state, int *cpu);
+/* The number after "NAME :" in @path (/proc/PID/sched): 0, or -1. */
+int proc_field(const char *path, const char *name, long long *v);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cg.h"
 #include "dlabi.h"
 #include "explain.h"
 #include "rd.h"
@@ -351,7 +352,23 @@ static void status_rd(const struct dlctl_rd *rd,
 	printf("; %s\n", rd->why);
 }
 
-/* dlctl status: the deadline tasks, then each root domain's bandwidth. */
+/* One capped cgroup's line of dlctl status. */
+static void status_cg(const struct dlctl_cg *cg, void *arg)
+{
+	char b1[32], b2[32];
+
+	(void)arg;
+	printf("cgroup %s: cap %lldus/%lldus = %s (%lld), held %s (%lld) by %lld task%s, %lld refused\n",
+	       cg->path, cg->runtime_us, cg->period_us,
+	       dlctl_bw_str(cg->cap, b1, sizeof(b1)), cg->cap,
+	       dlctl_bw_str(cg->bw < 0 ? 0 : cg->bw, b2, sizeof(b2)), cg->bw,
+	       cg->nr_tasks, cg->nr_tasks == 1 ? "" : "s", cg->nr_refused);
+}
+
+/*
+ * dlctl status: the deadline tasks, then each root domain's bandwidth,
+ * then the cgroups that cap it (cpu.dl.max), if the kernel has them.
+ */
 static int status(void)
 {
 	struct dlctl_rds *rds = malloc(sizeof(*rds));
@@ -376,6 +393,8 @@ static int status(void)
 		printf("bandwidth in CPUs (in units of 2^-20 of a CPU); root domains from %s\n",
 		       rds->how);
 	}
+	if (dlctl_cg_each_capped(status_cg, NULL) == 0)
+		puts("no cgroup caps deadline bandwidth (cpu.dl.max is max everywhere)");
 	free(rds);
 	free(t);
 	return r;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cg.h"
 #include "explain.h"
 #include "rd.h"
 #include "task.h"
@@ -296,6 +297,44 @@ static void explain_totals(const struct dlctl_rd *rd, long long limit)
 		 dlctl_bw_str(limit - rd->total_bw, b2, sizeof(b2)));
 }
 
+/*
+ * The caps of the task's cgroups (cpu.dl.max), checked before the root
+ * domain: the lowest one that @want more than the task's @old would take
+ * over its cap, explained.  Returns whether one did.
+ */
+static bool explain_cg_cap(pid_t tid, const struct dl_attr *a,
+			   long long old, long long want)
+{
+	char path[512], b1[32], b2[32], b3[32];
+	struct dlctl_cg cg;
+	char *slash;
+
+	if (dlctl_cg_of_task(tid, path, sizeof(path)))
+		return false;
+	for (;;) {
+		if (!dlctl_cg_read(path, &cg) && cg.cap >= 0 && cg.bw >= 0 &&
+		    cg.bw - old + want > cg.cap) {
+			msg_info("refused by the cap of cgroup %s: cpu.dl.max %lldus/%lldus = %lld (%s), held there %lld (%s) by %lld task%s",
+				 cg.path, cg.runtime_us, cg.period_us, cg.cap,
+				 dlctl_bw_str(cg.cap, b1, sizeof(b1)), cg.bw,
+				 dlctl_bw_str(cg.bw, b2, sizeof(b2)),
+				 cg.nr_tasks, cg.nr_tasks == 1 ? "" : "s");
+			if (old)
+				msg_info("the task holds %lld of it now, which it would give back",
+					 old);
+			msg_info("requested %lld (%s)", want,
+				 dlctl_bw_str(want, b3, sizeof(b3)));
+			explain_fit(cg.cap - cg.bw + old, a);
+			msg_info("note: what tasks that left the cgroup's deadline tasks held comes back at their 0-lag times: a retry may succeed then");
+			return true;
+		}
+		slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			return false;
+		*slash = 0;
+	}
+}
+
 /* sched_dl_overflow(): the root domain's sum against its limit. */
 static void explain_ebusy(pid_t tid, const struct dl_attr *a)
 {
@@ -305,6 +344,12 @@ static void explain_ebusy(pid_t tid, const struct dl_attr *a)
 	long long limit, old = 0, want;
 	char b1[32], b2[32], b3[32];
 
+	if (!dl_getattr(tid, &now, sizeof(now), 0) &&
+	    now.sched_policy == SCHED_DEADLINE)
+		old = dlctl_to_ratio(now.sched_period, now.sched_runtime);
+	want = dlctl_to_ratio(period_of(a), a->sched_runtime);
+	if (explain_cg_cap(tid, a, old, want))
+		goto out;
 	rd = rds ? target_rd(rds, tid) : NULL;
 	if (!rd)
 		goto out;
@@ -317,10 +362,6 @@ static void explain_ebusy(pid_t tid, const struct dl_attr *a)
 		msg_info("admission control is off (sched_rt_runtime_us = -1), yet the kernel said EBUSY");
 		goto out;
 	}
-	if (!dl_getattr(tid, &now, sizeof(now), 0) &&
-	    now.sched_policy == SCHED_DEADLINE)
-		old = dlctl_to_ratio(now.sched_period, now.sched_runtime);
-	want = dlctl_to_ratio(period_of(a), a->sched_runtime);
 	explain_totals(rd, limit);
 	if (old)
 		msg_info("the task holds %lld now, which it would give back", old);
@@ -374,7 +415,7 @@ void dlctl_explain(int err, pid_t tid, const char *label,
 		explain_eperm(tid);
 		break;
 	case EBUSY:
-		msg_info("not enough deadline bandwidth left in the task's root domain");
+		msg_info("not enough deadline bandwidth left in the task's cgroup or root domain");
 		explain_ebusy(tid, a);
 		break;
 	}

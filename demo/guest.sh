@@ -231,9 +231,12 @@ slice() {
 	grep '^cgroup \|sleep' /tmp/slice-status.txt | sed 's/^/    /'
 	cat /tmp/slice1.err /tmp/slice2.err /tmp/slice-status.txt >/tmp/slice.txt
 	emit slice.txt /tmp/slice.txt
-	uid=$(awk '/^Uid:/ { print $2 }' /proc/$(pgrep -f 'sleep 30' | tail -1)/status 2>/dev/null)
+	# The deadline task dlctl status lists as "sleep": its owner.
+	pid=$(awk '$3 == "sleep" { print $1; exit }' /tmp/slice-status.txt)
+	uid=$(awk '/^Uid:/ { print $2 }' /proc/"${pid:-0}"/status 2>/dev/null)
+	echo "  the deadline task, pid ${pid:-none}, runs as uid ${uid:-unknown}"
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
 	kill $first 2>/dev/null
-	pkill -f 'sleep 30' 2>/dev/null
 	wait 2>/dev/null
 	echo 0 >/proc/sys/kernel/sched_dl_unprivileged
 	[ ! -s /tmp/slice1.err ] && [ "$uid" = 65534 ] && [ "$second" = 1 ] &&

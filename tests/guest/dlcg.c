@@ -115,6 +115,15 @@ static int cap_put(const char *grp, const char *val)
 	return file_put(p, "%s", val) ? errno : 0;
 }
 
+/* A child of the root, @grp, capped at 10 ms every 100 ms. */
+static void capped(const char *grp)
+{
+	cg_up();
+	cg_mk(grp, 0);
+	CHECK(cap_put(grp, "10000 100000") == 0, "capping %s: %s", grp,
+	      strerror(errno));
+}
+
 /* A field of @grp's cpu.dl.stat, or -1. */
 static long long stat_of(const char *grp, const char *field)
 {
@@ -295,9 +304,7 @@ static void moves_in_checked_out_free(void)
 {
 	pid_t s, t;
 
-	cg_up();
-	cg_mk("m", 0);
-	CHECK(cap_put("m", "10000 100000") == 0, "the cap");
+	capped("m");
 	s = sleeper_in("m");
 	t = sleeper_in(NULL);
 	CHECK(dl_set(s, 8 * MS, P100) == 0, "in the group: %s",
@@ -332,9 +339,7 @@ static void held_until_zero_lag_after_exit(void)
 	int status, i;
 	pid_t pid;
 
-	cg_up();
-	cg_mk("z", 0);
-	CHECK(cap_put("z", "10000 100000") == 0, "the cap");
+	capped("z");
 	pid = fork();
 	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
@@ -371,9 +376,7 @@ static void reset_on_fork_child_charges_nothing(void)
 	int status;
 	pid_t pid;
 
-	cg_up();
-	cg_mk("f", 0);
-	CHECK(cap_put("f", "10000 100000") == 0, "the cap");
+	capped("f");
 	pid = fork();
 	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
@@ -415,9 +418,7 @@ static void caps_hold_across_hotplug(void)
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP("one CPU: nothing to take offline");
-	cg_up();
-	cg_mk("hp", 0);
-	CHECK(cap_put("hp", "10000 100000") == 0, "the cap");
+	capped("hp");
 	s = sleeper_in("hp");
 	t = sleeper_in("hp");
 	CHECK(dl_set(s, 8 * MS, P100) == 0, "8 ms: %s", strerror(errno));
@@ -625,13 +626,23 @@ struct pi_holder {
 	int64_t spun_at;
 };
 
-/* Holds the lock while it spins 30 ms of its own CPU time. */
+/*
+ * Holds the lock while it spins 30 ms of its own CPU time, once boosted
+ * (its prio in sched is -1): before, on another CPU, it would spin
+ * unboosted while the donor is on its way to the lock.
+ */
 static void *pi_holder_fn(void *arg)
 {
 	struct pi_holder *h = arg;
+	int64_t end = now_ns() + 5000 * (int64_t)MS;
+	long long prio = 0;
 
 	pthread_mutex_lock(h->m);
 	h->locked = 1;
+	while (now_ns() < end &&
+	       (proc_field("/proc/thread-self/sched", "prio", &prio) ||
+		prio != -1))
+		;
 	spin_cpu(30 * MS);
 	h->spun_at = now_ns();
 	pthread_mutex_unlock(h->m);

@@ -500,15 +500,38 @@ static int hold_all_but_one(pid_t *h, int max)
  * does not fit.  The numbers are the debug file's; the runtime said to
  * fit does, one nanosecond more does not.
  */
+/*
+ * The runtime dlctl said fits with a period of 100 ms (in @r's stderr)
+ * is the line: 1 ns more is refused, it is admitted, for task @pid.
+ * Returns it, in ns.
+ */
+static unsigned long long fit_is_exact(struct res *r, const char *pid)
+{
+	char fit[32] = "", more[32];
+	unsigned long long x;
+	const char *p = strstr(r->err, "runtime up to ");
+
+	REQUIRE(p && sscanf(p, "runtime up to %31s", fit) == 1,
+		"no runtime that fits");
+	x = to_ns(fit);
+	REQUIRE(x > 0, "'%s' is not a duration", fit);
+	snprintf(more, sizeof(more), "%lluns", x + 1);
+	CHECK(DLCTL_RUN(r, "-p", pid, "--runtime", more, "--period",
+			"100ms") == 1 && has(r->err, "EBUSY"),
+	      "%s, 1ns more than said to fit, was not refused", more);
+	CHECK(DLCTL_RUN(r, "-p", pid, "--runtime", fit, "--period",
+			"100ms") == 0, "%s, said to fit, was refused", fit);
+	return x;
+}
+
 static void ebusy_explained(void)
 {
 	long long base;
-	char buf[16], fit[32] = "", more[32], held[96];
+	char buf[16], held[96];
 	long long lim, alloc, avail, bw, total;
 	unsigned long long x;
 	pid_t h[8], s;
 	struct res r;
-	const char *p;
 	int n, i;
 
 	base = known_state();
@@ -532,17 +555,7 @@ static void ebusy_explained(void)
 		 n, n == 1 ? "" : "s", n == 1 ? "s" : "",
 		 (long long)(n * ((95 * MS << 20) / (100 * MS))));
 	CHECK(has(r.err, held), "no '%s'", held);
-	p = strstr(r.err, "runtime up to ");
-	REQUIRE(p && sscanf(p, "runtime up to %31s", fit) == 1,
-		"no runtime that fits");
-	x = to_ns(fit);
-	REQUIRE(x > 0, "'%s' is not a duration", fit);
-	snprintf(more, sizeof(more), "%lluns", x + 1);
-	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", more, "--period",
-			"100ms") == 1 && has(r.err, "EBUSY"),
-	      "%s, 1ns more than said to fit, was not refused", more);
-	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", fit, "--period",
-			"100ms") == 0, "%s, said to fit, was refused", fit);
+	x = fit_is_exact(&r, buf);
 	check_dl(s, x, 100 * MS, 100 * MS);
 	sleeper_end(s);
 	for (i = 0; i < n; i++)
@@ -861,9 +874,7 @@ static void debug_read_keeps_policy(void)
  */
 static void cgroup_cap_explained(void)
 {
-	char buf[16], fit[32] = "", more[32];
-	unsigned long long x;
-	const char *p;
+	char buf[16];
 	struct res r;
 	int mounted = 0;
 	pid_t s, t;
@@ -903,17 +914,7 @@ static void cgroup_cap_explained(void)
 	      "the cap's figure");
 	CHECK(number_after(r.err, "held there ") == (6 * MS << 20) / (100 * MS),
 	      "the held figure");
-	p = strstr(r.err, "runtime up to ");
-	REQUIRE(p && sscanf(p, "runtime up to %31s", fit) == 1,
-		"no runtime that fits");
-	x = to_ns(fit);
-	REQUIRE(x > 0, "'%s' is not a duration", fit);
-	snprintf(more, sizeof(more), "%lluns", x + 1);
-	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", more, "--period",
-			"100ms") == 1 && has(r.err, "EBUSY"),
-	      "%s, 1ns more than said to fit, was not refused", more);
-	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", fit, "--period",
-			"100ms") == 0, "%s, said to fit, was refused", fit);
+	fit_is_exact(&r, buf);
 	CHECK(DLCTL_RUN(&r, "status") == 0 &&
 	      has(r.out, "cgroup /dlctl-cap: cap 10000us/100000us = ") &&
 	      has(r.out, "by 2 tasks, 2 refused"),

@@ -109,10 +109,11 @@ static long long avail_bw(long long *total)
 	return bw * ncpus() - t;
 }
 
-/* A sleeping child holding @runtime ns every 2^20 ns; the setattr's result. */
-static long hold(struct holders *h, unsigned long long runtime)
+/* A sleeping child holding @runtime ns, deadline @d, period @p. */
+static long hold_dp(struct holders *h, unsigned long long runtime,
+		    unsigned long long d, unsigned long long p)
 {
-	struct dl_attr a = dl_attr_make(runtime, P20, P20, 0);
+	struct dl_attr a = dl_attr_make(runtime, d, p, 0);
 	long r;
 
 	REQUIRE(h->n < MAX_TASKS, "too many holders");
@@ -127,6 +128,12 @@ static long hold(struct holders *h, unsigned long long runtime)
 		h->n++;
 	}
 	return r;
+}
+
+/* A sleeping child holding @runtime ns every 2^20 ns; the setattr's result. */
+static long hold(struct holders *h, unsigned long long runtime)
+{
+	return hold_dp(h, runtime, P20, P20);
 }
 
 static void release_all(struct holders *h)
@@ -713,6 +720,109 @@ static void zombie_takes_no_bandwidth(void)
 }
 
 /* How many WARNING reports the kernel's log holds. */
+/*
+ * kernel.sched_dl_admission = 1 adds the test of Goossens, Funk and Baruah
+ * for global EDF on M CPUs: U <= M - (M - 1) * Umax over the densities
+ * runtime / deadline, in units of 2^-20 (the fair servers and what waits
+ * for a 0-lag time count in U at their bandwidth).  M light tasks of 0.2
+ * (deadline = period, density = bandwidth), then a heavy one of deadline
+ * 2^20 ns, whose density is its runtime x in ns, and period 2^21 ns (its
+ * bandwidth x / 2): with U the total before it, x fits while
+ * U + x <= M * 2^20 - (M - 1) * x, so up to x = (M * 2^20 - U) / M.
+ */
+static void density_test_on(void)
+{
+	if (sysctl_get("sched_dl_admission") < 0)
+		SKIP("no kernel.sched_dl_admission: the density test is the EDF-CBS class's");
+	known_state();
+	REQUIRE(dl_density_test_on() == 0,
+		"turning the density test on: %s", strerror(errno));
+}
+
+/* The lights, and the heavy task's largest runtime, in *@x. */
+static void density_lights(struct holders *h, long long *x)
+{
+	long long u, m = ncpus(), i;
+
+	for (i = 0; i < m; i++)
+		REQUIRE(hold(h, P20 / 5) == 0, "a light task: %s",
+			strerror(errno));
+	avail_bw(&u);
+	*x = (m * (long long)P20 - u) / m;
+	tap_diag("%lld CPUs, U %lld with %lld light tasks: the heavy task fits up to density %lld",
+		 m, u, m, *x);
+}
+
+/*
+ * The line, exactly: one unit over it refused, at it admitted; a shorter
+ * deadline alone (same bandwidth, a larger density) refused.  By
+ * utilization, the same set one unit over goes through, and then turning
+ * the test on is refused; at the line it is not.
+ */
+static void density_test_line(void)
+{
+	struct dl_attr over, shorter, at;
+	struct holders h = { .n = 0 };
+	long long base, x;
+	pid_t heavy;
+
+	density_test_on();
+	avail_bw(&base);
+	density_lights(&h, &x);
+	over = dl_attr_make(x + 1, P20, 2 * P20, 0);
+	shorter = dl_attr_make(x, P20 - 1024, 2 * P20, 0);
+	at = dl_attr_make(x, P20, 2 * P20, 0);
+	CHECK_ERRNO(hold_dp(&h, x + 1, P20, 2 * P20), EBUSY,
+		    "one unit of density over the bound");
+	REQUIRE(hold_dp(&h, x, P20, 2 * P20) == 0,
+		"exactly at the bound: %s", strerror(errno));
+	heavy = h.pid[h.n - 1];
+	CHECK_ERRNO(dl_setattr(heavy, &shorter, 0), EBUSY,
+		    "a deadline 1024 ns shorter, the same bandwidth");
+	REQUIRE(sysctl_set("sched_dl_admission", 0) == 0,
+		"turning the test off: %s", strerror(errno));
+	CHECK(dl_setattr(heavy, &over, 0) == 0,
+	      "one unit over, by utilization: %s", strerror(errno));
+	CHECK_ERRNO(sysctl_set("sched_dl_admission", 1), EBUSY,
+		    "turning the test on over the bound");
+	CHECK(sysctl_get("sched_dl_admission") == 0,
+	      "the test is on after a refused write");
+	CHECK(dl_setattr(heavy, &at, 0) == 0, "back to the bound: %s",
+	      strerror(errno));
+	CHECK(sysctl_set("sched_dl_admission", 1) == 0,
+	      "turning the test on at the bound: %s", strerror(errno));
+	release_all(&h);
+	sysctl_set("sched_dl_admission", 0);
+	check_returned(base, "after the tasks exited");
+}
+
+/*
+ * What tasks that exited held leaves the test with them: the same set at
+ * the same line is admitted round after round.
+ */
+static void density_test_follows_exits(void)
+{
+	struct holders h = { .n = 0 };
+	long long base, x, first = -1;
+	int round;
+
+	density_test_on();
+	avail_bw(&base);
+	for (round = 0; round < 3; round++) {
+		density_lights(&h, &x);
+		if (first < 0)
+			first = x;
+		CHECK(x == first, "round %d: U grew by %lld", round, first - x);
+		CHECK(hold_dp(&h, x, P20, 2 * P20) == 0,
+		      "round %d, at the bound: %s", round, strerror(errno));
+		CHECK_ERRNO(hold_dp(&h, 1024, 1024, 2 * P20), EBUSY,
+			    "a task more at the bound");
+		release_all(&h);
+		check_returned(base, "after the tasks exited");
+	}
+	sysctl_set("sched_dl_admission", 0);
+}
+
 static int kernel_warnings(void)
 {
 	int len = klogctl(10, NULL, 0), n = 0;
@@ -1001,6 +1111,8 @@ int main(void)
 		TAP_TEST(returned_after_boosted_task_leaves),
 		TAP_TEST(zombie_takes_no_bandwidth),
 		TAP_TEST(rebuild_while_task_exits),
+		TAP_TEST(density_test_line),
+		TAP_TEST(density_test_follows_exits),
 		{ NULL, NULL }
 	};
 

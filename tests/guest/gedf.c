@@ -749,6 +749,18 @@ static void gfb_feasible_set(void)
 	}
 	tap_diag("%d tasks, U = %.3f, GFB limit %.3f", n, u, m - (m - 1) * umax);
 	REQUIRE(u <= m - (m - 1) * umax, "the set is not GFB-feasible");
+	/*
+	 * Where the kernel has the test (kernel.sched_dl_admission), the set
+	 * is admitted by it: its figures are then those of a set the kernel
+	 * guarantees, beside the classic kernel's for the same set.
+	 */
+	if (sysctl_get("sched_dl_admission") >= 0)
+		REQUIRE(dl_density_test_on() == 0,
+			"turning the density test on: %s", strerror(errno));
+	tap_diag("admitted by %s",
+		 sysctl_get("sched_dl_admission") == 1 ?
+		 "the density test (kernel.sched_dl_admission = 1)" :
+		 "utilization");
 	/* Devi-Anderson with all budgets at most 0.3 * 50 ms. */
 	bound = (int64_t)((m - 1) * 15 * MS / (m - (m - 2) * umax)) + 15 * MS;
 	if (want < 1 || want > 100)

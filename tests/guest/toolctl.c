@@ -872,6 +872,62 @@ static void debug_read_keeps_policy(void)
  * cap, what the cgroup holds and what fits, exactly: the runtime said to
  * fit is admitted, 1 ns more is refused; dlctl status lists the cgroup.
  */
+/*
+ * kernel.sched_dl_admission = 1: a request that fits the limit but not
+ * the density test (one light task of 20 ms / 100 ms per CPU, then 90 ms
+ * with deadline 100 ms every 200 ms: U + 0.9 over M - (M - 1) * 0.9) is
+ * explained as the density test's, with the runtime that fits at that
+ * deadline: exactly, 1 ns more refused.
+ */
+static void density_refusal_explained(void)
+{
+	struct dl_attr light = dl_attr_make(20 * MS, 100 * MS, 100 * MS, 0);
+	char buf[16], fit[32] = "", more[32];
+	int i, m = ncpus();
+	long long base;
+	unsigned long long x;
+	const char *p;
+	pid_t l[16], s;
+	struct res r;
+
+	if (sysctl_get("sched_dl_admission") < 0)
+		SKIP("no kernel.sched_dl_admission: the density test is ours (the classic implementation)");
+	REQUIRE(m <= 16, "%d CPUs", m);
+	base = known_state();
+	REQUIRE(dl_density_test_on() == 0,
+		"turning the density test on: %s", strerror(errno));
+	for (i = 0; i < m; i++) {
+		l[i] = sleeper_spawn();
+		REQUIRE(dl_setattr(l[i], &light, 0) == 0, "a light task: %s",
+			strerror(errno));
+	}
+	s = sleeper_spawn();
+	num(buf, s);
+	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", "90ms", "--deadline",
+			"100ms", "--period", "200ms") == 1 &&
+	      has(r.err, "EBUSY"), "not refused");
+	CHECK(has(r.err, "refused by the density test"),
+	      "the density test is not named");
+	p = strstr(r.err, "runtime up to ");
+	REQUIRE(p && sscanf(p, "runtime up to %31s", fit) == 1,
+		"no runtime that fits");
+	x = to_ns(fit);
+	REQUIRE(x > 0, "'%s' is not a duration", fit);
+	snprintf(more, sizeof(more), "%lluns", x + 1);
+	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", more, "--deadline",
+			"100ms", "--period", "200ms") == 1 &&
+	      has(r.err, "EBUSY"), "%s, 1ns more than said to fit, was not refused",
+	      more);
+	CHECK(DLCTL_RUN(&r, "-p", buf, "--runtime", fit, "--deadline",
+			"100ms", "--period", "200ms") == 0,
+	      "%s, said to fit, was refused", fit);
+	sleeper_end(s);
+	for (i = 0; i < m; i++)
+		sleeper_end(l[i]);
+	sysctl_set("sched_dl_admission", 0);
+	settle(base);
+}
+
 static void cgroup_cap_explained(void)
 {
 	char buf[16];
@@ -950,6 +1006,7 @@ int main(void)
 		TAP_TEST(exec_failures),
 		TAP_TEST(partition_root_domains),
 		TAP_TEST(cgroup_cap_explained),
+		TAP_TEST(density_refusal_explained),
 		TAP_TEST(debug_read_keeps_policy),
 		{ NULL, NULL }
 	};

@@ -181,6 +181,24 @@ static bool nothing_held(void)
 	return total[0] == 0 || total[0] == srv;
 }
 
+static void density_test_off(void)
+{
+	sysctl_set("sched_dl_admission", 0);
+}
+
+int dl_density_test_on(void)
+{
+	static bool registered;
+
+	if (sysctl_get("sched_dl_admission") < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (!registered && !atexit(density_test_off))
+		registered = true;
+	return sysctl_set("sched_dl_admission", 1);
+}
+
 int dl_sysctl_known_state(void)
 {
 	struct timespec ts = { 0, 200 * 1000 * 1000 };
@@ -193,6 +211,9 @@ int dl_sysctl_known_state(void)
 	 */
 	if (!nothing_held())
 		nanosleep(&ts, NULL);
+	/* Admission by utilization (the density test is the EDF-CBS class's). */
+	if (sysctl_get("sched_dl_admission") > 0)
+		sysctl_set("sched_dl_admission", 0);
 	/*
 	 * If a write is refused all the same (EBUSY: bandwidth a departed
 	 * task still holds, or a total_bw that underflowed), the rebuild that

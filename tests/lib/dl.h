@@ -74,6 +74,14 @@ long long dl_fair_servers_bw(void);
  * and retries for 2 s a refused write, or one after which total_bw is
  * found negative.  0, or -1 and errno.
  */
+/*
+ * Turns kernel.sched_dl_admission (the EDF-CBS class's density test) on
+ * for the rest of the test: back to 0 when the test's process exits, a
+ * failed REQUIRE or a skip too.  0, or -1 and errno (ENOENT: no such
+ * sysctl).
+ */
+int dl_density_test_on(void);
+
 int dl_sysctl_known_state(void);
 
 #endif

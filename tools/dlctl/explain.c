@@ -335,6 +335,77 @@ static bool explain_cg_cap(pid_t tid, const struct dl_attr *a,
 	}
 }
 
+/*
+ * The largest density x (2^-20 units) a task may have in a root domain
+ * of @m CPUs whose other tasks sum to @u with the largest @umax, by the
+ * test u + x <= m - (m - 1) * max(umax, x); -1 if none.
+ */
+static long long density_room(int m, long long u, long long umax)
+{
+	long long one = 1LL << 20, low = m * one - (m - 1) * umax - u;
+	long long high = (m * one - u) / m;
+
+	if (high > umax)
+		return high;
+	return low < umax ? low : umax;
+}
+
+/*
+ * kernel.sched_dl_admission = 1: the density test (Goossens, Funk and
+ * Baruah) after the limit, from the visible deadline tasks of @rd (each
+ * counts Q/D - Q/P more than the total does) and what @a asks for.
+ * Returns whether it refuses.
+ */
+static bool explain_density(pid_t tid, const struct dlctl_rd *rd,
+			    const struct dl_attr *a, long long old)
+{
+	long long u = rd->total_bw - old, umax = 0, x, room;
+	struct dlctl_dl_task *t;
+	char b1[32], b2[32], b3[32];
+	uint64_t rmax;
+	int i, n, m = rd->ncpus;
+
+	if (sysctl_get("sched_dl_admission") != 1 || m < 1)
+		return false;
+	n = dlctl_dl_tasks(&t);
+	if (n < 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		long long d;
+
+		if (t[i].tid == tid || t[i].home < 0 ||
+		    !CPU_ISSET(t[i].home, &rd->cpus))
+			continue;
+		d = dlctl_to_ratio(t[i].attr.sched_deadline,
+				   t[i].attr.sched_runtime);
+		u += d - dlctl_to_ratio(t[i].attr.sched_period,
+					t[i].attr.sched_runtime);
+		if (d > umax)
+			umax = d;
+	}
+	free(t);
+	x = dlctl_to_ratio(a->sched_deadline, a->sched_runtime);
+	if (u + x <= m * (1LL << 20) - (m - 1) * (x > umax ? x : umax))
+		return false;
+	msg_info("refused by the density test (kernel.sched_dl_admission = 1): the sum U of runtime/deadline over the root domain's tasks must stay within M - (M - 1) * Umax, the largest of them (Goossens, Funk and Baruah)");
+	msg_info("M = %d CPU%s; without the task, U = %lld (%s) and Umax = %lld (%s); it asks for runtime/deadline %lld (%s)",
+		 m, m == 1 ? "" : "s", u, dlctl_bw_str(u, b1, sizeof(b1)), umax,
+		 dlctl_bw_str(umax, b2, sizeof(b2)), x,
+		 dlctl_bw_str(x, b3, sizeof(b3)));
+	room = density_room(m, u, umax);
+	/* The largest r with (r << 20) / d <= room, as to_ratio() rounds. */
+	rmax = room < 0 ? 0 : (uint64_t)((((__uint128_t)room + 1) *
+					  a->sched_deadline - 1) >> 20);
+	if (rmax > a->sched_deadline)
+		rmax = a->sched_deadline;
+	if (rmax < DL_MIN_RUNTIME)
+		msg_info("nothing fits with deadline %s", dur(a->sched_deadline, b1));
+	else
+		msg_info("fits: runtime up to %s with deadline %s",
+			 exact(rmax, b1, sizeof(b1)), dur(a->sched_deadline, b2));
+	return true;
+}
+
 /* sched_dl_overflow(): the root domain's sum against its limit. */
 static void explain_ebusy(pid_t tid, const struct dl_attr *a)
 {
@@ -372,6 +443,8 @@ static void explain_ebusy(pid_t tid, const struct dl_attr *a)
 		msg_info("cause: the allocated total is below zero: the kernel's accounting underflowed (in 6.12, when the root domains are rebuilt, by any access to the sched_rt sysctls or a cpuset change, while a departed task's bandwidth is still held); compared unsigned, it admits nothing until the next rebuild: rewrite kernel.sched_rt_runtime_us with its value");
 		goto out;
 	}
+	if (rd->total_bw - old + want <= limit && explain_density(tid, rd, a, old))
+		goto out;
 	explain_fit(limit - rd->total_bw + old, a);
 	explain_holders(rd);
 	msg_info("note: a task that left SCHED_DEADLINE gives its bandwidth back at its 0-lag time, up to a period later: a retry may succeed then");

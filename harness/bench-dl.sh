@@ -43,7 +43,8 @@ else
 		-I"$TOP/tools/lib" -Wl,--section-start=.dlk_mark=0x10000000 \
 		-o "$add/usr/local/bin/dlbench" "$TOP/tests/bench/dlbench.c" \
 		"$TOP/tests/lib/dl.c" "$TOP/tests/lib/spin.c" \
-		"$TOP/tools/lib/dlabi.c" "$TOP/tools/lib/dlbw.c" -lpthread ||
+		"$TOP/tests/lib/file.c" "$TOP/tools/lib/dlabi.c" \
+		"$TOP/tools/lib/dlbw.c" -lpthread ||
 		die "cannot build dlbench"
 fi
 
@@ -56,6 +57,8 @@ run_icount="$head
 	dlbench switch policy=other || exit 1
 	for n in $ns; do dlbench scale \$n cpus=1 || exit 1; done
 	for n in $ns; do dlbench setattr \$n || exit 1; done
+	dlbench setattr 16 cg=1 || exit 1
+	dlbench setattr 16 cg=3 || exit 1
 	dlbench latency || exit 1
 done"
 run_pinned="echo -1 >/proc/sys/kernel/sched_rt_runtime_us
@@ -249,5 +252,19 @@ for k in stock ours; do
 	awk -v k="$k" '$3 < $4 { printf "* %s: %d of %d runs clean on %s\n", $1, $3, $4, k }' \
 		"$out/dl-$k.med"
 done
+# Figures of ours alone (setattr under capped cgroups: the classic class
+# has no cpu.dl.max), each against ours' figure of the same name without
+# its -cgD suffix.
+awk '
+	NR == FNR { s[$1] = 1; next }
+	{ o[$1] = $2 }
+	!($1 in s) { only[++n] = $1 }
+	END {
+		for (i = 1; i <= n; i++) {
+			f = only[i]; b = f; sub(/-cg[0-9]+$/, "", b)
+			printf "%-26s %14s %14d %11s\n", f, "-", o[f],
+				(b in o && o[b] > 0) ? sprintf("x%.3f of %s", o[f] / o[b], b) : ""
+		}
+	}' "$out/dl-stock.med" "$out/dl-ours.med"
 echo
 say "figures in $out/dl.tsv; result lines in $out/dl-stock.raw, $out/dl-ours.raw"

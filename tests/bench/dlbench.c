@@ -16,7 +16,9 @@
  *	scale N [cpus=C] [ms=D] [tries=T]
  *				N periodic deadline tasks: overhead per job
  *	latency [periods=K]	wakeup latency of a periodic task under load
- *	setattr N [calls=M]	sched_setattr with N deadline tasks admitted
+ *	setattr N [calls=M] [cg=D]	sched_setattr with N deadline tasks admitted
+ *				(cg=D: all of them in a cgroup D deep, each
+ *				level capped, cpu.dl.max; ours only)
  *
  * Deadline tasks cannot fork or create threads (EAGAIN), so every thread
  * is created first and makes itself a deadline task.  A deadline task's
@@ -37,11 +39,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "dl.h"
+#include "file.h"
 #include "spin.h"
 
 #define US ((int64_t)NSEC_PER_USEC)
@@ -67,7 +72,7 @@ static void bad_usage(void)
 	fputs("usage: dlbench switch [ROUNDS] [policy=other]\n"
 	      "       dlbench scale N [cpus=C] [ms=D] [tries=T]\n"
 	      "       dlbench latency [periods=K]\n"
-	      "       dlbench setattr N [calls=M]\n", stderr);
+	      "       dlbench setattr N [calls=M] [cg=D]\n", stderr);
 	exit(2);
 }
 
@@ -797,17 +802,90 @@ static void sa_set(pid_t pid, int64_t runtime)
 		    (long long)runtime, strerror(errno));
 }
 
+#define SA_CG "/sys/fs/cgroup"
+#define SA_CG_MAX 8
+
+/* Level @d (1..) of the chain of cgroups: dlbench1/dlbench2/... */
+static void sa_cg_path(char *b, size_t n, int d, const char *file)
+{
+	int len = snprintf(b, n, SA_CG), i;
+
+	for (i = 1; i <= d; i++)
+		len += snprintf(b + len, n - len, "/dlbench%d", i);
+	if (file)
+		snprintf(b + len, n - len, "/%s", file);
+}
+
+/*
+ * This process into a chain of @depth cgroups, each capped at half a CPU
+ * (cpu.dl.max 500000 1000000): every admission then walks the chain and
+ * its caps.  Returns 0, or -1 where the kernel has no cpu.dl.max.
+ */
+static int sa_cg_enter(int depth)
+{
+	char p[256];
+	int d;
+
+	mkdir(SA_CG, 0755);
+	if (access(SA_CG "/cgroup.controllers", F_OK) &&
+	    mount("none", SA_CG, "cgroup2", 0, NULL))
+		die("mount cgroup2: %s", strerror(errno));
+	for (d = 1; d <= depth; d++) {
+		sa_cg_path(p, sizeof(p), d - 1, "cgroup.subtree_control");
+		if (file_put(p, "+cpu"))
+			die("+cpu in %s: %s", p, strerror(errno));
+		sa_cg_path(p, sizeof(p), d, NULL);
+		if (mkdir(p, 0755) && errno != EEXIST)
+			die("mkdir %s: %s", p, strerror(errno));
+		sa_cg_path(p, sizeof(p), d, "cpu.dl.max");
+		if (access(p, F_OK))
+			return -1;
+		if (file_put(p, "500000 1000000"))
+			die("capping %s: %s", p, strerror(errno));
+	}
+	sa_cg_path(p, sizeof(p), depth, "cgroup.procs");
+	if (file_put(p, "%d", getpid()))
+		die("moving into %s: %s", p, strerror(errno));
+	return 0;
+}
+
+/* Back to the root cgroup; the chain goes (what it holds, to its parent). */
+static void sa_cg_leave(int depth)
+{
+	char p[256];
+	int d;
+
+	if (file_put(SA_CG "/cgroup.procs", "%d", getpid()))
+		die("leaving the cgroups: %s", strerror(errno));
+	for (d = depth; d >= 1; d--) {
+		sa_cg_path(p, sizeof(p), d, NULL);
+		rmdir(p);
+	}
+}
+
 static int cmd_setattr(int argc, char **argv)
 {
 	static pthread_t tasks[MAX_TASKS + 1];
 	struct setattr sa = { 0 };
+	char name[32] = "";
 	int64_t t0, t1;
 	long calls, i;
+	int depth;
 
 	if (argc < 1)
 		bad_usage();
 	sa.n = (int)parse_num(argv[0], 0, MAX_TASKS);
 	calls = opt_num(argc - 1, argv + 1, "calls", 2000, 2, 10000000);
+	depth = (int)opt_num(argc - 1, argv + 1, "cg", 0, 0, SA_CG_MAX);
+	if (depth) {
+		snprintf(name, sizeof(name), "-cg%d", depth);
+		if (sa_cg_enter(depth)) {
+			sa_cg_leave(depth);
+			printf("dlbench setattr-n%d%s skipped: no cpu.dl.max\n",
+			       sa.n, name);
+			return 0;
+		}
+	}
 	if (pipe(sa.quit))
 		die("pipe: %s", strerror(errno));
 	for (i = 0; i < sa.n; i++)
@@ -825,8 +903,10 @@ static int cmd_setattr(int argc, char **argv)
 	close(sa.quit[1]);
 	for (i = 0; i <= sa.n; i++)
 		thread_join(tasks[i]);
-	printf("dlbench setattr-n%d tasks=%d calls=%ld ns_per_call=%lld\n",
-	       sa.n, sa.n, calls, (long long)((t1 - t0) / calls));
+	if (depth)
+		sa_cg_leave(depth);
+	printf("dlbench setattr-n%d%s tasks=%d calls=%ld ns_per_call=%lld\n",
+	       sa.n, name, sa.n, calls, (long long)((t1 - t0) / calls));
 	return 0;
 }
 

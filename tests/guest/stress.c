@@ -34,6 +34,15 @@
  * times have passed the total must be what it was before the run, taken
  * after the same kind of rebuild.
  *
+ * Where the kernel has deadline bandwidth caps per cgroup (cpu.dl.max,
+ * the EDF-CBS class's), a fourth thread also caps a cgroup tree
+ * (stresscap, its children a and b, and u, a slice delegated to uid
+ * 65534 with kernel.sched_dl_unprivileged on), moves workers into it and
+ * out, rewrites the caps, and samples every capped cgroup: what it holds
+ * (cpu.dl.stat) must never exceed its cap.  One worker in 25 runs as
+ * uid 65534, admitted without privilege inside the slice.  At the end
+ * every cgroup of the tree must hold nothing.
+ *
  * Usage: stress [-d SECONDS] [-n TASKS] [-s SEED]
  * The tests share the run's results through a file: the first runs the
  * stress, the others judge it.
@@ -55,6 +64,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +80,8 @@
 #define NPART 2
 #define CG "/sys/fs/cgroup"
 #define RESULTS "/tmp/stress.results"
+#define CAPS CG "/stresscap"	/* the capped tree, on the EDF-CBS class */
+#define NOBODY 65534		/* the unprivileged workers' uid */
 #define CPU_ONLINE "/sys/devices/system/cpu/cpu%d/online"
 /*
  * sched_rt_runtime_us for the run, below the default 950000.  It is the
@@ -115,6 +127,8 @@ enum counter {
 	C_CPUS_OK, C_CPUS_BUSY, C_CPUS_ERR,
 	C_FLIP_OK, C_FLIP_ERR,
 	C_SYSCTL_OK, C_SYSCTL_BUSY, C_SYSCTL_ERR,
+	C_CAPMOVE_OK, C_CAPMOVE_BUSY, C_CAPMOVE_ERR,
+	C_CAPW_OK, C_CAPW_BUSY, C_CAPW_ERR, C_UNPRIV,
 	NCOUNTERS
 };
 
@@ -133,10 +147,14 @@ static const char *const counter_name[NCOUNTERS] = {
 	"partition cpus ok", "partition cpus EBUSY", "partition cpus error",
 	"partition flips ok", "partition flips error",
 	"sysctl ok", "sysctl EBUSY", "sysctl error",
+	"moves into caps ok", "moves into caps EBUSY", "moves into caps error",
+	"cap writes ok", "cap writes EBUSY", "cap writes error",
+	"unprivileged workers",
 };
 
 struct shared {
 	int quiesce;		/* no exits, no changes: the end is near */
+	int caps;		/* cpu.dl.max: the capped tree is there */
 	unsigned long beat;	/* the controller's heartbeat */
 	long count[NCOUNTERS];
 	int last_err[NCOUNTERS];
@@ -189,6 +207,12 @@ struct results {
 	char stuck_comm[128];
 	long zero_lag_ms;	/* how long the total took to come back */
 	long horizon_ms;	/* the latest 0-lag time, from SIGKILL */
+	int caps;		/* the capped tree was there */
+	long cap_samples;	/* cgroups sampled, each a check */
+	long cap_exceeded;	/* samples over the cap */
+	char cap_worst[160];	/* the first of them */
+	long long caps_left;	/* held in the tree at the end, or -1 */
+	long caps_back_ms;	/* how long it took to be 0, or -1 */
 };
 
 static struct results res;
@@ -286,7 +310,8 @@ static struct params params_for(int kind, long long u)
 	p.runtime = (uint64_t)u * p.period >> 20;
 	if (p.runtime > p.deadline)
 		p.runtime = p.deadline;
-	if (chance(20))
+	/* Reclaiming is refused without privilege (EPERM). */
+	if (chance(20) && !geteuid())
 		p.flags |= DL_FLAG_RECLAIM;
 	return p;
 }
@@ -305,6 +330,12 @@ static int ncpu_all;
 static int hogs(void)
 {
 	return ncpu_all > 2 ? ncpu_all - 2 : 1;
+}
+
+/* One worker in 25 runs without privilege, in the slice; no hog. */
+static int unpriv_slot(int i)
+{
+	return i >= hogs() && i % 25 == 24;
 }
 
 /* A big hog's percentage of a CPU: 30% among all of them. */
@@ -568,6 +599,11 @@ static int worker_main(int i, int fd)
 	close(fd);
 	ncpu_all = ncpus_conf();
 	signal(SIGXCPU, SIG_IGN);
+	/* Into the slice as root, then uid 65534 for good. */
+	if (sh->caps && unpriv_slot(i) &&
+	    !file_put(CAPS "/u/cgroup.procs", "%d", getpid()) &&
+	    !setgroups(0, NULL) && !setgid(NOBODY) && !setuid(NOBODY))
+		count(C_UNPRIV);
 	worker(i);
 }
 
@@ -816,6 +852,227 @@ static void *cpuset_thread(void *arg)
 			}
 		}
 		sleep_ms(between(10, 150));
+	}
+	return NULL;
+}
+
+/* ---- deadline bandwidth caps per cgroup (the EDF-CBS class's) ---- */
+
+#define NCAPDIR 4
+
+/*
+ * The tree: stresscap 0.15 of a CPU, a and b 0.05 each, u 0.04 (the
+ * slice of uid 65534); the caps of a, b and u add up to at most their
+ * parent's, as they must.  The hogs (up to 0.3) fit in none.
+ */
+static const char *const cap_dir[NCAPDIR] = {
+	CAPS, CAPS "/a", CAPS "/b", CAPS "/u",
+};
+
+static const char *const cap_first[NCAPDIR] = {
+	"15000 100000", "5000 100000", "5000 100000", "4000 100000",
+};
+
+static char *path_of(char *b, size_t n, int k, const char *file)
+{
+	snprintf(b, n, "%s/%s", cap_dir[k], file);
+	return b;
+}
+
+static int cap_file(int k, const char *file, char *buf, size_t n)
+{
+	char path[128];
+	size_t got;
+	FILE *f;
+
+	f = fopen(path_of(path, sizeof(path), k, file), "r");
+	if (!f)
+		return -1;
+	got = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[got] = 0;
+	return got ? 0 : -1;
+}
+
+/* Cgroup @k's cap in units of 2^-20 of a CPU (-1: "max"; -2: unread). */
+static long long cap_of(int k)
+{
+	unsigned long long r, per;
+	char buf[64];
+
+	if (cap_file(k, "cpu.dl.max", buf, sizeof(buf)))
+		return -2;
+	if (!strncmp(buf, "max", 3))
+		return -1;
+	if (sscanf(buf, "%llu %llu", &r, &per) != 2 || !per)
+		return -2;
+	return (long long)((r << 20) / per);
+}
+
+/* A field of cgroup @k's cpu.dl.stat ("bw", "nr_tasks"), or -1. */
+static long long cap_stat(int k, const char *field)
+{
+	char buf[256], *l;
+	size_t n = strlen(field);
+
+	if (cap_file(k, "cpu.dl.stat", buf, sizeof(buf)))
+		return -1;
+	for (l = buf; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, field, n) && l[n] == ' ')
+			return atoll(l + n + 1);
+	return -1;
+}
+
+/* Every capped cgroup holds at most its cap: counted, the first noted. */
+static void caps_sample(void)
+{
+	long long cap, held;
+	int k;
+
+	for (k = 0; k < NCAPDIR; k++) {
+		cap = cap_of(k);
+		held = cap_stat(k, "bw");
+		if (cap < 0 || held < 0)
+			continue;
+		res.cap_samples++;
+		if (held <= cap)
+			continue;
+		if (!res.cap_exceeded++)
+			snprintf(res.cap_worst, sizeof(res.cap_worst),
+				 "%s held %lld over its cap %lld", cap_dir[k],
+				 held, cap);
+	}
+}
+
+static void caps_remove(void);
+
+/* Makes the tree if the kernel has caps: whether it does. */
+static int caps_setup(void)
+{
+	char path[128];
+	int k;
+
+	if (!access(CAPS, F_OK))
+		caps_remove();
+	if (file_put(CG "/cgroup.subtree_control", "+cpu") ||
+	    (mkdir(CAPS, 0755) && errno != EEXIST))
+		return 0;
+	if (access(CAPS "/cpu.dl.max", F_OK)) {
+		rmdir(CAPS);
+		file_put(CG "/cgroup.subtree_control", "-cpu");
+		return 0;
+	}
+	REQUIRE(file_put(CAPS "/cgroup.subtree_control", "+cpu") == 0,
+		"+cpu in %s: %s", CAPS, strerror(errno));
+	for (k = 1; k < NCAPDIR; k++)
+		REQUIRE(!mkdir(cap_dir[k], 0755) || errno == EEXIST,
+			"mkdir %s: %s", cap_dir[k], strerror(errno));
+	for (k = 0; k < NCAPDIR; k++)
+		REQUIRE(file_put(path_of(path, sizeof(path), k, "cpu.dl.max"),
+				 "%s", cap_first[k]) == 0,
+			"capping %s: %s", cap_dir[k], strerror(errno));
+	/* The slice: capped by root, delegated to the user. */
+	REQUIRE(!chown(cap_dir[3], NOBODY, NOBODY) &&
+		!chown(CAPS "/u/cgroup.procs", NOBODY, NOBODY),
+		"chown %s: %s", cap_dir[3], strerror(errno));
+	REQUIRE(sysctl_set("sched_dl_unprivileged", 1) == 0,
+		"kernel.sched_dl_unprivileged: %s", strerror(errno));
+	return 1;
+}
+
+/* Moves every task of cgroup @k to the root cgroup. */
+static void cap_empty(int k)
+{
+	char path[128], line[32];
+	FILE *f;
+
+	f = fopen(path_of(path, sizeof(path), k, "cgroup.procs"), "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		file_put(CG "/cgroup.procs", "%d", atoi(line));
+	fclose(f);
+}
+
+/* The tree goes, children first; left by a killed run too. */
+static void caps_remove(void)
+{
+	int k;
+
+	for (k = NCAPDIR - 1; k >= 0; k--) {
+		cap_empty(k);
+		if (rmdir(cap_dir[k]) && errno != ENOENT)
+			tap_diag("rmdir %s: %s", cap_dir[k], strerror(errno));
+	}
+	sysctl_set("sched_dl_unprivileged", 0);
+	file_put(CG "/cgroup.subtree_control", "-cpu");
+}
+
+/*
+ * The end: what every cgroup of the tree holds (the killed workers'
+ * bandwidth comes back at their 0-lag times) must go to 0 within @ms.
+ */
+static void caps_wait_empty(long ms)
+{
+	long t0 = now_ms();
+	long long left;
+	int k;
+
+	for (;;) {
+		left = 0;
+		for (k = 0; k < NCAPDIR; k++)
+			left += cap_stat(k, "bw") + cap_stat(k, "nr_tasks");
+		if (!left || now_ms() - t0 > ms)
+			break;
+		sleep_ms(20);
+	}
+	res.caps_left = left;
+	res.caps_back_ms = left ? -1 : now_ms() - t0;
+}
+
+/* A worker into cgroup @k of the tree, or out of it to the root. */
+static void cap_move(void)
+{
+	pid_t pid = some_worker();
+	int k = (int)(rnd() % (NCAPDIR + 1));
+	char path[128];
+	long r;
+
+	if (!pid)
+		return;
+	if (k == NCAPDIR)
+		snprintf(path, sizeof(path), CG "/cgroup.procs");
+	else
+		path_of(path, sizeof(path), k, "cgroup.procs");
+	r = file_put(path, "%d", pid);
+	if (r && errno == ESRCH)
+		return;
+	count_set(r, C_CAPMOVE_OK, C_CAPMOVE_BUSY, C_CAPMOVE_ERR);
+}
+
+/* A new cap for a cgroup: 1 to 8 ms every 100 ms, 10 to 20 at the top. */
+static void cap_write(void)
+{
+	int k = (int)(rnd() % NCAPDIR);
+	long runtime = k ? between(1000, 8000) : between(10000, 20000);
+	char path[128];
+	long r;
+
+	r = file_put(path_of(path, sizeof(path), k, "cpu.dl.max"),
+		     "%ld 100000", runtime);
+	count_set(r, C_CAPW_OK, C_CAPW_BUSY, C_CAPW_ERR);
+}
+
+static void *caps_thread(void *arg)
+{
+	rng_state = seed + (uintptr_t)arg;
+	while (!quiescing()) {
+		if (chance(70))
+			cap_move();
+		else
+			cap_write();
+		caps_sample();
+		sleep_ms(between(10, 100));
 	}
 	return NULL;
 }
@@ -1546,7 +1803,7 @@ static int load_results(void)
 
 static void stress_run(void)
 {
-	pthread_t th[3];
+	pthread_t th[4];
 	long long b, after_fresh[MAX_CPUS], want[MAX_CPUS];
 	struct sched_param sp;
 	long t0, tw, limit, wait, shown;
@@ -1577,6 +1834,9 @@ static void stress_run(void)
 		!sysctl_set("sched_rt_runtime_us", RT_RUNTIME_HOME),
 		"sysctls: %s", strerror(errno));
 	cgroups_setup();
+	sh->caps = res.caps = caps_setup();
+	tap_diag("capped cgroups: %s", res.caps ? "a tree under " CAPS :
+		 "none (no cpu.dl.max)");
 	REQUIRE(fresh_root_domain() == 0, "rebuilding the root domain");
 	/* Tasks of earlier suites may hold bandwidth until their 0-lag. */
 	wait_stable(res.before, 5000);
@@ -1604,7 +1864,9 @@ static void stress_run(void)
 	t0 = now_ms();
 	REQUIRE(!pthread_create(&th[0], NULL, hotplug_thread, (void *)1) &&
 		!pthread_create(&th[1], NULL, cpuset_thread, (void *)2) &&
-		!pthread_create(&th[2], NULL, sysctl_thread, (void *)3),
+		!pthread_create(&th[2], NULL, sysctl_thread, (void *)3) &&
+		(!res.caps ||
+		 !pthread_create(&th[3], NULL, caps_thread, (void *)4)),
 		"pthread_create");
 	for (shown = t0; now_ms() - t0 < duration_s * 1000;) {
 		reap(1);
@@ -1629,7 +1891,7 @@ static void stress_run(void)
 	 * on a slow kernel adds some).
 	 */
 	__atomic_store_n(&sh->quiesce, 1, __ATOMIC_SEQ_CST);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < (res.caps ? 4 : 3); i++)
 		pthread_join(th[i], NULL);
 	res.exits_left = wait_exits(tap_debug_kernel() ? 120000 : 60000);
 	for (i = 0; i < NPART; i++)
@@ -1691,6 +1953,13 @@ static void stress_run(void)
 			 tw < 0 ? " (not back)" : "");
 	if (tw < 0)
 		show_pools();
+	if (res.caps) {
+		caps_wait_empty(10000);
+		tap_diag("capped cgroups: %ld samples, %ld over a cap; %s",
+			 res.cap_samples, res.cap_exceeded,
+			 res.caps_left ? "not empty at the end" : "empty at the end");
+		caps_remove();
+	}
 	stuck_in_d();
 	/* For the record: a rebuild now, on an empty machine. */
 	sysctl_get("sched_rt_runtime_us");
@@ -1802,6 +2071,39 @@ static void accounting_returned(void)
 			 res.zero_lag_ms);
 }
 
+/* (Ours) every sample of every capped cgroup: held <= its cap. */
+static void caps_held_at_every_sample(void)
+{
+	need_results();
+	if (!res.caps)
+		SKIP("no cpu.dl.max: deadline caps are the EDF-CBS class's");
+	CHECK(res.cap_samples > 100, "%ld samples", res.cap_samples);
+	CHECK(res.count[C_CAPMOVE_OK] > 0 && res.count[C_CAPMOVE_BUSY] > 0,
+	      "moves into the caps: %ld ok, %ld EBUSY",
+	      res.count[C_CAPMOVE_OK], res.count[C_CAPMOVE_BUSY]);
+	CHECK(res.count[C_CAPW_OK] > 0, "no cap written");
+	CHECK(res.count[C_UNPRIV] > 0, "no unprivileged worker");
+	CHECK(!res.count[C_CAPMOVE_ERR] && !res.count[C_CAPW_ERR],
+	      "cap moves or writes failed other than EBUSY (last: %s, %s)",
+	      strerror(res.last_err[C_CAPMOVE_ERR]),
+	      strerror(res.last_err[C_CAPW_ERR]));
+	CHECK(!res.cap_exceeded, "%ld of %ld samples over a cap; first: %s",
+	      res.cap_exceeded, res.cap_samples, res.cap_worst);
+}
+
+/* (Ours) once the workers are gone, the capped tree holds nothing. */
+static void caps_back_at_the_end(void)
+{
+	need_results();
+	if (!res.caps)
+		SKIP("no cpu.dl.max: deadline caps are the EDF-CBS class's");
+	CHECK(!res.caps_left, "the tree still holds %lld (bw + nr_tasks)",
+	      res.caps_left);
+	if (!res.caps_left)
+		tap_diag("empty %ld ms after the totals came back",
+			 res.caps_back_ms);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: stress [-d SECONDS] [-n TASKS] [-s SEED]\n");
@@ -1816,6 +2118,8 @@ int main(int argc, char **argv)
 		TAP_TEST(accounting_matches_tasks),
 		TAP_TEST(every_task_reaped),
 		TAP_TEST(accounting_returned),
+		TAP_TEST(caps_held_at_every_sample),
+		TAP_TEST(caps_back_at_the_end),
 		{ NULL, NULL }
 	};
 	const char *s = getenv("DLK_SEED");

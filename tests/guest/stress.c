@@ -702,15 +702,17 @@ static int part_write(int k, const char *file, const char *fmt, long v1,
 	return file_put(path, fmt, v1, v2);
 }
 
-/* Moves every task of partition @k to the root cgroup; how many failed. */
-static int part_empty(int k)
+/*
+ * Moves every task listed in @procs (a cgroup's cgroup.procs) to the
+ * root cgroup; how many failed.
+ */
+static int cg_empty(const char *procs)
 {
-	char path[96], line[32];
+	char line[32];
 	int failed = 0;
 	FILE *f;
 
-	part_path(path, sizeof(path), k, "cgroup.procs");
-	f = fopen(path, "r");
+	f = fopen(procs, "r");
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
@@ -719,6 +721,27 @@ static int part_empty(int k)
 			failed++;
 	fclose(f);
 	return failed;
+}
+
+/* Moves worker @pid into the cgroup of @procs, counted as ok/busy/err. */
+static void move_worker(pid_t pid, const char *procs, enum counter ok,
+			enum counter busy, enum counter err)
+{
+	long r = file_put(procs, "%d", pid);
+
+	/* A worker that has just exited is no error. */
+	if (r && errno == ESRCH)
+		return;
+	count_set(r, ok, busy, err);
+}
+
+/* Moves every task of partition @k to the root cgroup; how many failed. */
+static int part_empty(int k)
+{
+	char path[96];
+
+	part_path(path, sizeof(path), k, "cgroup.procs");
+	return cg_empty(path);
 }
 
 static void part_make(int k)
@@ -779,7 +802,6 @@ static void part_move(int k)
 {
 	char path[96];
 	pid_t pid = some_worker();
-	long r;
 
 	if (!pid)
 		return;
@@ -787,11 +809,7 @@ static void part_move(int k)
 		snprintf(path, sizeof(path), CG "/cgroup.procs");
 	else
 		part_path(path, sizeof(path), k, "cgroup.procs");
-	r = file_put(path, "%d", pid);
-	/* A worker that has just exited is no error. */
-	if (r && errno == ESRCH)
-		return;
-	count_set(r, C_MOVE_OK, C_MOVE_BUSY, C_MOVE_ERR);
+	move_worker(pid, path, C_MOVE_OK, C_MOVE_BUSY, C_MOVE_ERR);
 }
 
 static void part_cpus(int k)
@@ -980,27 +998,14 @@ static int caps_setup(void)
 	return 1;
 }
 
-/* Moves every task of cgroup @k to the root cgroup. */
-static void cap_empty(int k)
-{
-	char path[128], line[32];
-	FILE *f;
-
-	f = fopen(path_of(path, sizeof(path), k, "cgroup.procs"), "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		file_put(CG "/cgroup.procs", "%d", atoi(line));
-	fclose(f);
-}
-
 /* The tree goes, children first; left by a killed run too. */
 static void caps_remove(void)
 {
+	char path[128];
 	int k;
 
 	for (k = NCAPDIR - 1; k >= 0; k--) {
-		cap_empty(k);
+		cg_empty(path_of(path, sizeof(path), k, "cgroup.procs"));
 		if (rmdir(cap_dir[k]) && errno != ENOENT)
 			tap_diag("rmdir %s: %s", cap_dir[k], strerror(errno));
 	}
@@ -1036,7 +1041,6 @@ static void cap_move(void)
 	pid_t pid = some_worker();
 	int k = (int)(rnd() % (NCAPDIR + 1));
 	char path[128];
-	long r;
 
 	if (!pid)
 		return;
@@ -1044,10 +1048,7 @@ static void cap_move(void)
 		snprintf(path, sizeof(path), CG "/cgroup.procs");
 	else
 		path_of(path, sizeof(path), k, "cgroup.procs");
-	r = file_put(path, "%d", pid);
-	if (r && errno == ESRCH)
-		return;
-	count_set(r, C_CAPMOVE_OK, C_CAPMOVE_BUSY, C_CAPMOVE_ERR);
+	move_worker(pid, path, C_CAPMOVE_OK, C_CAPMOVE_BUSY, C_CAPMOVE_ERR);
 }
 
 /* A new cap for a cgroup: 1 to 8 ms every 100 ms, 10 to 20 at the top. */
